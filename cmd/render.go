@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"agent/internal/event"
+)
+
+// progress renders events for a person reading stderr.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	inText  bool
+	verbose bool
+}
+
+func (p *progress) delta(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.verbose {
+		return
+	}
+	p.inText = true
+	fmt.Fprint(p.w, s)
+}
+
+func (p *progress) event(ev event.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.inText {
+		fmt.Fprintln(p.w)
+		p.inText = false
+	}
+	if line := describe(ev); line != "" {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// describe is the one-line human form of an event, shared by progress and trace.
+func describe(ev event.Event) string {
+	switch d := ev.Data.(type) {
+	case *event.RunStartedData:
+		return fmt.Sprintf("started in %s with %s (approval %s)", d.Workspace, d.Model, d.Approval)
+	case *event.UserMessageData:
+		return "user: " + oneLine(d.Text, 100)
+	case *event.ModelRequestData:
+		return fmt.Sprintf("step %d: asking the model (%d tokens of context)", d.Step, d.Context.TotalTokens)
+	case *event.AssistantMessageData:
+		if d.Text == "" {
+			return ""
+		}
+		return "assistant: " + oneLine(d.Text, 160)
+	case *event.ToolCallData:
+		return fmt.Sprintf("→ %s %s [%s] (%s)", d.Name, oneLine(d.Arguments, 120), d.Risk, d.CallID)
+	case *event.ApprovalData:
+		if d.Pending {
+			return fmt.Sprintf("  ? %s needs a person's approval", d.CallID)
+		}
+		s := fmt.Sprintf("  %s by %s (%s)", d.Decision, d.Source, d.Scope)
+		if d.Rule != "" {
+			s += " rule " + d.Rule
+		}
+		return s
+	case *event.CheckpointData:
+		return fmt.Sprintf("  checkpoint %s %s (%d files)", shortID(d.CheckpointID), d.Kind, len(d.Files))
+	case *event.ToolResultData:
+		mark := map[string]string{event.ResultOK: "✓", event.ResultError: "✗", event.ResultDenied: "⊘", event.ResultInterrupted: "!"}[d.Status]
+		return fmt.Sprintf("  %s %s %s", mark, d.Status, oneLine(d.Output, 120))
+	case *event.RollbackData:
+		return fmt.Sprintf("rollback to %s: %d files (conversation %t)", shortID(d.CheckpointID), len(d.Files), d.Conversation)
+	case *event.ResumeData:
+		var parts []string
+		for _, c := range d.Interrupted {
+			parts = append(parts, c.CallID+" "+c.Action)
+		}
+		return fmt.Sprintf("resumed after seq %d %s", d.FromSeq, strings.Join(parts, ", "))
+	case *event.ErrorData:
+		return fmt.Sprintf("error (%s): %s", d.Class, d.Message)
+	case *event.RunFinishedData:
+		return fmt.Sprintf("finished: %s after %d steps, %d tool calls, %d+%d tokens", d.Status, d.Steps, d.ToolCalls, d.Tokens.Input, d.Tokens.Output)
+	}
+	return string(ev.Type)
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// jsonLines writes each event as one JSON object a line.
+type jsonLines struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	err error
+}
+
+func newJSONLines(w io.Writer) *jsonLines {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &jsonLines{enc: enc}
+}
+
+func (j *jsonLines) event(ev event.Event) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.enc.Encode(ev); err != nil && j.err == nil {
+		j.err = err
+	}
+}

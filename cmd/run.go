@@ -1,0 +1,112 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"agent/internal/agent"
+	"agent/internal/event"
+	"agent/internal/store"
+)
+
+// runFlags are the flags of commands that drive the loop (run, resume).
+type runFlags struct {
+	dir        string
+	model      string
+	baseURL    string
+	approval   string
+	allow      []string
+	deny       []string
+	maxSteps   int
+	json       bool
+	replay     string
+	verbose    bool
+	timeoutSec int
+}
+
+func (f *runFlags) register(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVarP(&f.dir, "dir", "C", "", "workspace directory (default: the git top-level of the current directory)")
+	fl.StringVar(&f.model, "model", "", "model name (env AGENT_MODEL)")
+	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
+	fl.StringVar(&f.approval, "approval", "", "approval mode: read-only, ask, auto-edit, full-auto (env AGENT_APPROVAL; default ask)")
+	fl.StringArrayVar(&f.allow, "allow", nil, "allow rule, e.g. 'run_command(go test *)' (repeatable)")
+	fl.StringArrayVar(&f.deny, "deny", nil, "deny rule, e.g. 'run_command(rm *)' (repeatable)")
+	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "stop with an error after this many model requests")
+	fl.BoolVar(&f.json, "json", false, "print the event stream as JSON lines on stdout")
+	fl.StringVar(&f.replay, "replay", "", "replay model turns from a script file instead of calling a model (tests, demos, evals)")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "stream the model's text to stderr as it arrives")
+	fl.IntVar(&f.timeoutSec, "command-timeout", 120, "default run_command timeout in seconds")
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [flags] PROMPT",
+		Short: "Run one request headlessly: progress on stderr, the final answer on stdout",
+		Long: `Run one request headlessly. The first line on stderr is "run: RUN_ID"; progress
+follows on stderr and the final answer is printed on stdout. With --json the event
+stream is printed on stdout instead, one JSON object a line.
+
+Exit codes: 0 done, 1 the run failed, 2 usage or configuration error,
+3 paused awaiting approval (resume it), 130 interrupted (resume it).`,
+		Example: `  agent run "add a --verbose flag to cmd/serve.go"
+  agent run -C ~/src/app --approval full-auto "make the tests pass"
+  OPENAI_BASE_URL=http://127.0.0.1:8080/v1 agent run --model local "explain main.go"
+  agent run --json "list the TODOs" | jq -c 'select(.type=="tool_call")'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || strings.TrimSpace(strings.Join(args, " ")) == "" {
+				return usageErr("agent run needs a prompt, e.g. agent run \"fix the failing test\"")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prompt := strings.Join(args, " ")
+			return runPrompt(cmd, &f, prompt)
+		},
+	}
+	f.register(c)
+	return c
+}
+
+func runPrompt(cmd *cobra.Command, f *runFlags, prompt string) error {
+	ctx := cmd.Context()
+	set, err := loadSettings(f)
+	if err != nil {
+		return err
+	}
+	s, err := openSession(ctx, set, f, cmd)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	runID := store.NewRunID()
+	fmt.Fprintf(os.Stderr, "run: %s\n", runID)
+	if err := s.store.CreateRun(ctx, store.Run{ID: runID, Workspace: set.Workspace, Model: set.Model, Approval: set.Approval, Prompt: s.redact(prompt)}); err != nil {
+		return withCode(ExitFailed, err)
+	}
+	if err := s.lock(runID); err != nil {
+		return err
+	}
+	st := agent.NewState(runID, set.Workspace, set.Model, set.Approval)
+	if err := s.runner.Start(ctx, st, prompt); err != nil {
+		return withCode(ExitFailed, err)
+	}
+	return s.finish(cmd, s.runner.Run(ctx, st))
+}
+
+// exitFor maps how a run ended to the contract's exit code.
+func exitFor(out agent.Outcome) int {
+	switch out.Status {
+	case event.StatusCompleted, event.StatusStopped:
+		return ExitOK
+	case event.StatusAwaitingApproval:
+		return ExitPaused
+	case event.StatusInterrupted:
+		return ExitInterrupted
+	}
+	return ExitFailed
+}

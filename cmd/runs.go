@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"agent/internal/store"
+)
+
+// runJSON is the contract's shape of one run in `agent runs --json`.
+type runJSON struct {
+	RunID     string    `json:"run_id"`
+	Status    string    `json:"status"`
+	Workspace string    `json:"workspace"`
+	Started   time.Time `json:"started"`
+	Steps     int       `json:"steps"`
+	Tokens    int       `json:"tokens"`
+	Prompt    string    `json:"prompt"`
+}
+
+func newRunsCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "runs",
+		Short: "List runs: id, status, workspace, started, steps, tokens, prompt",
+		Example: `  agent runs
+  agent runs --json | jq -r '.[] | select(.status=="failed") | .run_id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			runs, err := st.ListRuns(cmd.Context())
+			if err != nil {
+				return withCode(ExitFailed, err)
+			}
+			if asJSON {
+				out := make([]runJSON, 0, len(runs))
+				for _, r := range runs {
+					out = append(out, runJSON{r.ID, r.Status, r.Workspace, r.Started, r.Steps, r.TokensIn + r.TokensOut, firstLine(r.Prompt)})
+				}
+				return writeJSON(cmd.OutOrStdout(), out)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSTATUS\tWORKSPACE\tSTARTED\tSTEPS\tTOKENS\tPROMPT")
+			for _, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Status, r.Workspace,
+					r.Started.Local().Format("2006-01-02 15:04"), r.Steps, r.TokensIn+r.TokensOut, oneLine(firstLine(r.Prompt), 60))
+			}
+			return tw.Flush()
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")
+	return c
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// openStore opens the journal for listing commands.
+func openStore(cmd *cobra.Command) (*store.Store, error) {
+	home, err := stateHome()
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(cmd.Context(), home)
+	if err != nil {
+		return nil, stateErr(err)
+	}
+	return st, nil
+}

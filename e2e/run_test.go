@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A run edits a file, runs a command and prints the final answer; the journal
+// lists it as completed and the trace pairs every call with its result.
+func TestRunEditsRunsAndAnswers(t *testing.T) {
+	e := newEnv(t, script(
+		turn("Reading main.go.", call("c1", "read_file", map[string]any{"path": "main.go"})),
+		turn("", call("c2", "edit_file", map[string]any{"path": "main.go", "old_string": "\"Hello\"", "new_string": "\"Hello, world\""})),
+		turn("", call("c3", "run_command", map[string]any{"command": "grep -c 'Hello, world' main.go && echo ran >> build.log"})),
+		turn("main.go now greets the world; grep found it once."),
+	))
+	r := e.run("run", "-C", e.ws, "--approval", "full-auto", "make main.go greet the world")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	id := runID(t, r.stderr)
+	if got := strings.TrimSpace(r.stdout); got != "main.go now greets the world; grep found it once." {
+		t.Errorf("stdout = %q, want the final answer", got)
+	}
+	if got := readFile(t, filepath.Join(e.ws, "main.go")); !strings.Contains(got, `fmt.Println("Hello, world")`) {
+		t.Errorf("main.go not edited:\n%s", got)
+	}
+	if got := readFile(t, filepath.Join(e.ws, "build.log")); got != "ran\n" {
+		t.Errorf("build.log = %q, want the command to have run once", got)
+	}
+
+	var runs []struct {
+		RunID     string `json:"run_id"`
+		Status    string `json:"status"`
+		Workspace string `json:"workspace"`
+		Prompt    string `json:"prompt"`
+		Steps     int    `json:"steps"`
+		Tokens    int    `json:"tokens"`
+	}
+	e.mustJSON(&runs, "runs", "--json")
+	if len(runs) != 1 || runs[0].RunID != id || runs[0].Status != "completed" || runs[0].Steps != 4 || runs[0].Tokens != 440 {
+		t.Fatalf("runs --json = %+v, want one completed run %s with 4 steps and 440 tokens", runs, id)
+	}
+	if runs[0].Workspace != e.ws || runs[0].Prompt != "make main.go greet the world" {
+		t.Errorf("runs --json workspace/prompt = %q / %q", runs[0].Workspace, runs[0].Prompt)
+	}
+
+	evs := e.trace(id)
+	var pairs []string
+	open := map[string]bool{}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) || ev.RunID != id {
+			t.Fatalf("event %d has seq %d run %q: want gapless seqs of run %s", i, ev.Seq, ev.RunID, id)
+		}
+		switch ev.Type {
+		case "tool_call":
+			open[ev.CallID] = true
+			pairs = append(pairs, "call:"+ev.CallID)
+		case "tool_result":
+			if !open[ev.CallID] {
+				t.Errorf("tool_result %s without a preceding tool_call", ev.CallID)
+			}
+			delete(open, ev.CallID)
+			pairs = append(pairs, "result:"+ev.CallID+":"+ev.Status)
+		}
+	}
+	want := "call:c1 result:c1:ok call:c2 result:c2:ok call:c3 result:c3:ok"
+	if got := strings.Join(pairs, " "); got != want {
+		t.Errorf("trace pairs = %s\nwant %s", got, want)
+	}
+	if first, last := evs[0].Type, evs[len(evs)-1]; first != "run_started" || last.Type != "run_finished" || last.Status != "completed" {
+		t.Errorf("trace starts with %s and ends with %+v", first, last)
+	}
+	if err := e.srv.Err(); err != nil {
+		t.Errorf("model server saw a bad conversation: %v", err)
+	}
+}
+
+// The --json stream carries the same events as the trace, one object a line.
+func TestRunJSONStream(t *testing.T) {
+	e := newEnv(t, script(
+		turn("", call("c1", "list_dir", map[string]any{})),
+		turn("done"),
+	))
+	r := e.run("run", "--json", "--approval", "read-only", "list")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var types []string
+	for _, l := range lines {
+		var ev traceEvent
+		if err := jsonUnmarshal(l, &ev); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		types = append(types, ev.Type)
+	}
+	want := "run_started user_message model_request assistant_message tool_call tool_result model_request assistant_message run_finished"
+	if got := strings.Join(types, " "); got != want {
+		t.Errorf("stream types = %s\nwant %s", got, want)
+	}
+	if strings.Contains(r.stdout, "\ndone\n") {
+		t.Error("--json must not print the plain answer on stdout")
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	e := newEnv(t, "")
+	cases := []struct {
+		name string
+		args []string
+		env  []string
+		want string
+	}{
+		{"no prompt", []string{"run"}, nil, "needs a prompt"},
+		{"bad workspace", []string{"run", "-C", "/nonexistent/x", "hi"}, nil, "fix the -C path"},
+		{"unknown flag", []string{"run", "--frobnicate", "hi"}, nil, "unknown flag"},
+		{"remote endpoint without key", []string{"run", "hi"}, []string{"OPENAI_BASE_URL=https://api.example.com/v1"}, "OPENAI_API_KEY"},
+		{"unknown run", []string{"trace", "nope"}, nil, "agent runs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.runEnv(c.env, c.args...)
+			if r.code != 2 {
+				t.Fatalf("exit %d, want 2; stderr: %s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, c.want) {
+				t.Errorf("stderr %q does not mention %q", r.stderr, c.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, ".agent")); err == nil {
+		t.Error("a usage error wrote into the workspace")
+	}
+}

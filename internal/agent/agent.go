@@ -1,0 +1,83 @@
+// Package agent owns the loop: it builds each model request from the
+// conversation, streams a turn from a Provider, validates the model's tool calls
+// as untrusted input, asks the Approver, runs tools, and journals every step as
+// an event before its side effects happen. It also folds a journal back into
+// State for resume.
+//
+// It must not know how events are stored or rendered (a Journal and observers
+// do that), which model endpoint is used (a Provider does), nor how a person is
+// asked (an Approver does). It never touches files outside the workspace.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"agent/internal/event"
+)
+
+// Class is a failure class of the contract.
+type Class string
+
+const (
+	ClassModel      Class = "model"
+	ClassTool       Class = "tool"
+	ClassPermission Class = "permission"
+	ClassContext    Class = "context"
+	ClassRuntime    Class = "runtime"
+)
+
+// Failure is a classified error that ends a run.
+type Failure struct {
+	Class Class
+	Err   error
+}
+
+func (f *Failure) Error() string { return fmt.Sprintf("%s error: %v", f.Class, f.Err) }
+func (f *Failure) Unwrap() error { return f.Err }
+
+// Fail wraps err in a Failure of class c.
+func Fail(c Class, err error) error { return &Failure{Class: c, Err: err} }
+
+// ClassOf returns the failure class of err (runtime when unclassified).
+func ClassOf(err error) Class {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Class
+	}
+	return ClassRuntime
+}
+
+// Journal commits events durably, assigning seq and time.
+type Journal interface {
+	Append(ctx context.Context, ev *event.Event) error
+}
+
+// Redactor removes secrets from text at every boundary.
+type Redactor interface {
+	Redact(s string) string
+}
+
+type noRedact struct{}
+
+func (noRedact) Redact(s string) string { return s }
+
+// Observer sees each event after it is committed, and streamed text as it
+// arrives (for progress display). Either func may be nil.
+type Observer struct {
+	Event func(event.Event)
+	Delta func(text string)
+}
+
+// Outcome is how a run (or a resumed stretch of it) ended.
+type Outcome struct {
+	Status string
+	Answer string
+	Err    error
+	// Pending holds the approval a person must give (status awaiting_approval).
+	Pending *ApprovalRequest
+}
+
+func timeNow() time.Time { return time.Now().UTC() }

@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"context"
+
+	"agent/internal/event"
+)
+
+// ApprovalRequest carries everything a prompt shows a person.
+type ApprovalRequest struct {
+	CallID    string
+	Tool      string
+	Arguments string
+	Risk      event.Risk
+	// Diff is the change a file tool would make (empty for commands).
+	Diff string
+}
+
+// Approval decisions and scopes.
+const (
+	Allow     = "allow"
+	Deny      = "deny"
+	ScopeOnce = "once"
+	ScopeRun  = "run"
+)
+
+// Decision sources.
+const (
+	SourceUser = "user"
+	SourceRule = "rule"
+	SourceMode = "mode"
+)
+
+// ApprovalDecision answers an ApprovalRequest.
+type ApprovalDecision struct {
+	Decision string // Allow or Deny
+	Scope    string // ScopeOnce or ScopeRun
+	Source   string // SourceUser, SourceRule, SourceMode
+	Rule     string // the rule that decided, if any
+	Note     string // a person's note to the model
+	Reason   string // why, for the tool error the model gets on a denial
+	// Pending: nobody can decide now (headless); the run pauses.
+	Pending bool
+}
+
+// Approver decides whether a call that is not read-only may run. It must
+// honour ctx cancellation while it waits for a person.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
+}
+
+// ModeApprover is the approver of the spine: full-auto allows every call,
+// read-only denies every call that is not a read, and other modes refuse with
+// a clear reason until a richer policy is plugged in.
+type ModeApprover struct{ Mode string }
+
+func (m ModeApprover) Approve(_ context.Context, req ApprovalRequest) (ApprovalDecision, error) {
+	switch m.Mode {
+	case "full-auto":
+		return ApprovalDecision{Decision: Allow, Scope: ScopeOnce, Source: SourceMode}, nil
+	case "read-only":
+		return ApprovalDecision{Decision: Deny, Scope: ScopeOnce, Source: SourceMode,
+			Reason: "approval mode read-only allows no writes and no commands"}, nil
+	}
+	return ApprovalDecision{Decision: Deny, Scope: ScopeOnce, Source: SourceMode,
+		Reason: "approval mode " + m.Mode + " cannot approve " + req.Tool + " here; rerun with --approval full-auto"}, nil
+}

@@ -1,0 +1,26 @@
+package agent
+
+import (
+	"context"
+
+	"agent/internal/event"
+)
+
+// Checkpointer snapshots the workspace around calls that can change it.
+type Checkpointer interface {
+	// Checkpoint records the workspace for callID at seq; kind is "before" or
+	// "after"; changed, when known, lists the only paths that can differ from
+	// the previous snapshot. It returns the checkpoint id and changed files.
+	Checkpoint(ctx context.Context, runID, callID, kind string, step int, seq int64, changed []string) (id string, files []string, err error)
+}
+
+func (r *Runner) checkpoint(ctx context.Context, st *State, callID, kind string, changed []string) error {
+	id, files, err := r.Checkpointer.Checkpoint(ctx, st.RunID, callID, kind, st.Step, st.LastSeq, changed)
+	if err != nil {
+		return Fail(ClassRuntime, err)
+	}
+	if files == nil {
+		files = []string{}
+	}
+	return r.record(ctx, st, event.Checkpoint, &event.CheckpointData{CheckpointID: id, CallID: callID, Kind: kind, Files: files})
+}

@@ -1,0 +1,337 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"agent/internal/event"
+	"agent/internal/tools"
+)
+
+// DefaultMaxSteps bounds the model requests of a run.
+const DefaultMaxSteps = 50
+
+// repeatLimit stops a run when the same failing call comes back this often.
+const repeatLimit = 3
+
+// Runner drives runs. One Runner serves one process; it holds no run state.
+type Runner struct {
+	Provider     Provider
+	Tools        *tools.Registry
+	Journal      Journal
+	Approver     Approver
+	Redactor     Redactor     // nil: no redaction
+	Checkpointer Checkpointer // nil: no checkpoints
+	Observer     Observer
+	Context      *ContextBuilder
+	MaxSteps     int
+	// ToolEnv is handed to every tool call.
+	ToolEnv *tools.Env
+}
+
+func (r *Runner) redact(s string) string {
+	if r.Redactor == nil {
+		return s
+	}
+	return r.Redactor.Redact(s)
+}
+
+// record commits an event, folds it into the state and shows it to observers.
+func (r *Runner) record(ctx context.Context, st *State, typ event.Type, data any) error {
+	ev := &event.Event{Type: typ, RunID: st.RunID, Data: data}
+	if err := r.Journal.Append(ctx, ev); err != nil {
+		return Fail(ClassRuntime, fmt.Errorf("journal: %w", err))
+	}
+	st.Apply(*ev)
+	if r.Observer.Event != nil {
+		r.Observer.Event(*ev)
+	}
+	return nil
+}
+
+// Start journals the beginning of a new run and its prompt.
+func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
+	if err := r.record(ctx, st, event.RunStarted, &event.RunStartedData{
+		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, MaxSteps: r.maxSteps(),
+	}); err != nil {
+		return err
+	}
+	return r.AddUserMessage(ctx, st, prompt)
+}
+
+// AddUserMessage journals a user message (the prompt, or resume --message).
+func (r *Runner) AddUserMessage(ctx context.Context, st *State, text string) error {
+	return r.record(ctx, st, event.UserMessage, &event.UserMessageData{Text: r.redact(text)})
+}
+
+func (r *Runner) maxSteps() int {
+	if r.MaxSteps > 0 {
+		return r.MaxSteps
+	}
+	return DefaultMaxSteps
+}
+
+// Run continues st until the model gives a final answer, the run fails, is
+// interrupted, stops or pauses for a person. It journals run_finished.
+func (r *Runner) Run(ctx context.Context, st *State) Outcome {
+	out := r.loop(ctx, st)
+	return r.finish(ctx, st, out)
+}
+
+func (r *Runner) loop(ctx context.Context, st *State) Outcome {
+	for {
+		if len(st.Open) > 0 {
+			if out, stop := r.runOpenCalls(ctx, st); stop {
+				return out
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return Outcome{Status: event.StatusInterrupted, Err: err}
+		}
+		if st.Step >= r.maxSteps() {
+			return Outcome{Status: event.StatusFailed, Err: Fail(ClassRuntime,
+				fmt.Errorf("reached --max-steps %d without a final answer; raise --max-steps or narrow the request", r.maxSteps()))}
+		}
+		text, calls, usage, err := r.turn(ctx, st)
+		if err != nil {
+			if ctx.Err() != nil {
+				return Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}
+			}
+			return Outcome{Status: event.StatusFailed, Err: err}
+		}
+		refs := make([]event.ToolCallRef, len(calls))
+		for i, c := range calls {
+			refs[i] = event.ToolCallRef{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		}
+		if err := r.record(ctx, st, event.AssistantMessage, &event.AssistantMessageData{
+			Step: st.Step, Text: text, ToolCalls: refs,
+			Tokens: &event.TokenCount{Input: usage.Input, Output: usage.Output},
+		}); err != nil {
+			return Outcome{Status: event.StatusFailed, Err: err}
+		}
+		if len(calls) == 0 {
+			return Outcome{Status: event.StatusCompleted, Answer: text}
+		}
+	}
+}
+
+// turn asks the model once and assembles its streamed answer.
+func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage, error) {
+	req, report := r.Context.Build(st, r.Tools)
+	if err := r.record(ctx, st, event.ModelRequest, &event.ModelRequestData{Step: st.Step + 1, Context: report}); err != nil {
+		return "", nil, Usage{}, err
+	}
+	stream, err := r.Provider.Stream(ctx, req)
+	if err != nil {
+		return "", nil, Usage{}, Fail(ClassModel, err)
+	}
+	defer stream.Close()
+	var text strings.Builder
+	var usage Usage
+	asm := newCallAssembler(st.Step)
+	for {
+		se, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", nil, Usage{}, Fail(ClassModel, err)
+		}
+		switch se.Kind {
+		case EvTextDelta:
+			text.WriteString(se.Text)
+			if r.Observer.Delta != nil {
+				r.Observer.Delta(r.redact(se.Text))
+			}
+		case EvToolCallStart, EvToolCallDelta, EvToolCallEnd:
+			asm.add(se)
+		case EvUsage:
+			usage = se.Usage
+		case EvError:
+			return "", nil, Usage{}, Fail(ClassModel, se.Err)
+		}
+	}
+	calls := asm.calls()
+	for i := range calls {
+		calls[i].Arguments = r.redact(calls[i].Arguments)
+	}
+	return r.redact(text.String()), calls, usage, nil
+}
+
+// runOpenCalls executes the calls of the newest assistant message that have no
+// result. It reports stop when the run must end here.
+func (r *Runner) runOpenCalls(ctx context.Context, st *State) (Outcome, bool) {
+	for len(st.Open) > 0 {
+		oc := st.Open[0]
+		if err := ctx.Err(); err != nil {
+			return Outcome{Status: event.StatusInterrupted, Err: err}, true
+		}
+		out, stop := r.runCall(ctx, st, oc)
+		if stop {
+			return out, true
+		}
+	}
+	return Outcome{}, false
+}
+
+// toolResult journals a call's result.
+func (r *Runner) toolResult(ctx context.Context, st *State, callID, status, output string) error {
+	return r.record(ctx, st, event.ToolResult, &event.ToolResultData{CallID: callID, Status: status, Output: r.redact(output)})
+}
+
+func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome, bool) {
+	c := oc.Call
+	tool, args, verr := r.Tools.Validate(c.Name, c.Arguments)
+	risk := event.RiskRead
+	if tool != nil {
+		risk = tool.Risk()
+	}
+	if !oc.Journaled {
+		if err := r.record(ctx, st, event.ToolCall, &event.ToolCallData{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Risk: risk}); err != nil {
+			return Outcome{Status: event.StatusFailed, Err: err}, true
+		}
+	}
+	if verr != nil {
+		return r.failedCall(ctx, st, c, verr.Error())
+	}
+	if risk != event.RiskRead && (oc.Approval == nil || oc.Approval.Pending) {
+		dec, err := r.Approver.Approve(ctx, ApprovalRequest{CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk})
+		if err != nil {
+			if ctx.Err() != nil {
+				return Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
+			}
+			return Outcome{Status: event.StatusFailed, Err: Fail(ClassPermission, err)}, true
+		}
+		if dec.Pending {
+			if oc.Approval == nil || !oc.Approval.Pending {
+				if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: c.ID, Pending: true}); err != nil {
+					return Outcome{Status: event.StatusFailed, Err: err}, true
+				}
+			}
+			req := ApprovalRequest{CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
+			return Outcome{Status: event.StatusAwaitingApproval, Pending: &req}, true
+		}
+		if err := r.record(ctx, st, event.Approval, &event.ApprovalData{
+			CallID: c.ID, Decision: dec.Decision, Scope: dec.Scope, Source: dec.Source,
+			Rule: dec.Rule, Note: r.redact(dec.Note), ArgsHash: ArgsHash(c.Name, c.Arguments),
+		}); err != nil {
+			return Outcome{Status: event.StatusFailed, Err: err}, true
+		}
+	}
+	if a := oc.Approval; risk != event.RiskRead && a != nil && a.Decision == Deny {
+		return r.deniedCall(ctx, st, c, a)
+	}
+	return r.execute(ctx, st, oc, tool, args)
+}
+
+// deniedCall returns a denial to the model. A person's denial without a note
+// ends the turn (stopped); with a note, or by a rule or mode, the run goes on.
+func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event.ApprovalData) (Outcome, bool) {
+	msg := fmt.Sprintf("denied: %s was not run", c.Name)
+	switch {
+	case a.Source == SourceUser && a.Note != "":
+		msg += ". The user said: " + a.Note
+	case a.Source == SourceUser:
+		msg += " (denied by the user)"
+	case a.Rule != "":
+		msg += " (denied by rule " + a.Rule + "); do not retry it, choose another way or ask the user"
+	default:
+		msg += " (denied by approval mode " + st.Approval + "); do not retry it"
+	}
+	if err := r.toolResult(ctx, st, c.ID, event.ResultDenied, msg); err != nil {
+		return Outcome{Status: event.StatusFailed, Err: err}, true
+	}
+	if a.Source == SourceUser && a.Note == "" {
+		for len(st.Open) > 0 { // the turn ends: the other calls are not run
+			oc := st.Open[0]
+			if !oc.Journaled {
+				if err := r.record(ctx, st, event.ToolCall, &event.ToolCallData{CallID: oc.Call.ID, Name: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: event.RiskRead}); err != nil {
+					return Outcome{Status: event.StatusFailed, Err: err}, true
+				}
+			}
+			if err := r.toolResult(ctx, st, oc.Call.ID, event.ResultDenied, "not run: the user stopped the turn"); err != nil {
+				return Outcome{Status: event.StatusFailed, Err: err}, true
+			}
+		}
+		return Outcome{Status: event.StatusStopped}, true
+	}
+	return Outcome{}, false
+}
+
+// failedCall returns a tool error and stops the run when the same failing call
+// keeps coming back.
+func (r *Runner) failedCall(ctx context.Context, st *State, c ToolCall, msg string) (Outcome, bool) {
+	if err := r.toolResult(ctx, st, c.ID, event.ResultError, msg); err != nil {
+		return Outcome{Status: event.StatusFailed, Err: err}, true
+	}
+	if n := st.failures[failureKey(c, r.redact(msg))]; n >= repeatLimit {
+		return Outcome{Status: event.StatusFailed, Err: Fail(ClassTool,
+			fmt.Errorf("the model repeated the same failing %s call %d times: %s", c.Name, n, firstLine(msg)))}, true
+	}
+	return Outcome{}, false
+}
+
+func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tools.Tool, args json.RawMessage) (Outcome, bool) {
+	c := oc.Call
+	if r.Checkpointer != nil && tool.Risk() != event.RiskRead {
+		if err := r.checkpoint(ctx, st, c.ID, "before", nil); err != nil {
+			return Outcome{Status: event.StatusFailed, Err: err}, true
+		}
+	}
+	res, err := tool.Run(ctx, r.ToolEnv, args)
+	if ctx.Err() != nil {
+		// Interrupted mid-call: say so, and keep what the call may have done.
+		if r.Checkpointer != nil && tool.Risk() != event.RiskRead {
+			_ = r.checkpoint(context.WithoutCancel(ctx), st, c.ID, "after", res.Changed)
+		}
+		out := "interrupted by the user before the call finished"
+		if res.Output != "" {
+			out += "; partial output:\n" + res.Output
+		}
+		if err := r.toolResult(context.WithoutCancel(ctx), st, c.ID, event.ResultInterrupted, out); err != nil {
+			return Outcome{Status: event.StatusFailed, Err: err}, true
+		}
+		return Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
+	}
+	if r.Checkpointer != nil && tool.Risk() != event.RiskRead {
+		if err := r.checkpoint(ctx, st, c.ID, "after", res.Changed); err != nil {
+			return Outcome{Status: event.StatusFailed, Err: err}, true
+		}
+	}
+	if err != nil {
+		return r.failedCall(ctx, st, c, err.Error())
+	}
+	if res.IsError {
+		return r.failedCall(ctx, st, c, res.Output)
+	}
+	if err := r.toolResult(ctx, st, c.ID, event.ResultOK, res.Output); err != nil {
+		return Outcome{Status: event.StatusFailed, Err: err}, true
+	}
+	return Outcome{}, false
+}
+
+// finish journals the end of a stretch of the run.
+func (r *Runner) finish(ctx context.Context, st *State, out Outcome) Outcome {
+	wctx := context.WithoutCancel(ctx)
+	if out.Status == event.StatusFailed && out.Err != nil {
+		_ = r.record(wctx, st, event.Error, &event.ErrorData{Class: string(ClassOf(out.Err)), Message: r.redact(out.Err.Error())})
+	}
+	if err := r.record(wctx, st, event.RunFinished, &event.RunFinishedData{
+		Status: out.Status, Steps: st.Step, ToolCalls: st.ToolCalls,
+		Tokens: event.TokenCount{Input: st.Tokens.Input, Output: st.Tokens.Output}, Answer: out.Answer,
+	}); err != nil && out.Err == nil {
+		out.Err = err
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

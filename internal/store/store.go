@@ -1,0 +1,130 @@
+// Package store owns the SQLite journal at $AGENT_HOME/agent.db: the runs table,
+// the append-only events table (gapless seq per run), the audit log, the
+// checkpoint index and other durable facts, with versioned schema migrations.
+//
+// It must not interpret events beyond the counters it keeps on runs, and it must
+// not touch the workspace, the model or the shadow git repositories.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
+)
+
+// ErrNotFound is returned when a run, checkpoint or row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// PermError says the state directory or database is readable by others.
+type PermError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *PermError) Error() string {
+	return fmt.Sprintf("%s has mode %#o and is readable by group or others; refusing to use it (fix: chmod go-rwx %s)", e.Path, e.Mode.Perm(), e.Path)
+}
+
+// Store is an open journal.
+type Store struct {
+	db   *sql.DB
+	path string
+	home string
+}
+
+// Open opens (creating if needed) the journal under home. The directory is made
+// 0700 and the database 0600; an existing database that group or others can
+// read is refused, as ssh refuses a readable key.
+func Open(ctx context.Context, home string) (*Store, error) {
+	if home == "" {
+		return nil, errors.New("store: empty state directory (set AGENT_HOME)")
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("create state directory: %w", err)
+	}
+	if err := checkPrivate(home, true); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(home, "agent.db")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("create database: %w", err)
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := checkPrivate(p, false); err != nil {
+			return nil, err
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	s := &Store{db: db, path: path, home: home}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkPrivate(p string, dir bool) error {
+	st, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", p, err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return &PermError{Path: p, Mode: st.Mode()}
+	}
+	return nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Home is the state directory.
+func (s *Store) Home() string { return s.home }
+
+// DB exposes the handle for packages that keep their own tables (cache, grants).
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// IntegrityCheck runs PRAGMA integrity_check and returns its verdict.
+func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
+	var res string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res); err != nil {
+		return "", fmt.Errorf("integrity check: %w", err)
+	}
+	return res, nil
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
