@@ -27,14 +27,17 @@ type runFlags struct {
 	timeoutSec int
 }
 
-func (f *runFlags) register(c *cobra.Command) {
+// register adds the flags; rules adds --allow/--deny (resume uses --deny for a call id).
+func (f *runFlags) register(c *cobra.Command, rules bool) {
 	fl := c.Flags()
 	fl.StringVarP(&f.dir, "dir", "C", "", "workspace directory (default: the git top-level of the current directory)")
 	fl.StringVar(&f.model, "model", "", "model name (env AGENT_MODEL)")
 	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
 	fl.StringVar(&f.approval, "approval", "", "approval mode: read-only, ask, auto-edit, full-auto (env AGENT_APPROVAL; default ask)")
-	fl.StringArrayVar(&f.allow, "allow", nil, "allow rule, e.g. 'run_command(go test *)' (repeatable)")
-	fl.StringArrayVar(&f.deny, "deny", nil, "deny rule, e.g. 'run_command(rm *)' (repeatable)")
+	if rules {
+		fl.StringArrayVar(&f.allow, "allow", nil, "allow rule, e.g. 'run_command(go test *)' (repeatable)")
+		fl.StringArrayVar(&f.deny, "deny", nil, "deny rule, e.g. 'run_command(rm *)' (repeatable)")
+	}
 	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "stop with an error after this many model requests")
 	fl.BoolVar(&f.json, "json", false, "print the event stream as JSON lines on stdout")
 	fl.StringVar(&f.replay, "replay", "", "replay model turns from a script file instead of calling a model (tests, demos, evals)")
@@ -68,13 +71,13 @@ Exit codes: 0 done, 1 the run failed, 2 usage or configuration error,
 			return runPrompt(cmd, &f, prompt)
 		},
 	}
-	f.register(c)
+	f.register(c, true)
 	return c
 }
 
 func runPrompt(cmd *cobra.Command, f *runFlags, prompt string) error {
 	ctx := cmd.Context()
-	set, err := loadSettings(f)
+	set, err := loadSettings(f, nil)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"os"
+
+	"agent/internal/store"
 	"path/filepath"
 )
 
@@ -18,14 +20,17 @@ type settings struct {
 	Window    int
 }
 
-// loadSettings resolves flags over environment over defaults. (Config files are
-// merged in by the config package.)
-func loadSettings(f *runFlags) (*settings, error) {
+// loadSettings resolves flags over environment over defaults. prior, when
+// resuming, supplies the run's own model and approval mode as defaults.
+func loadSettings(f *runFlags, prior *store.Run) (*settings, error) {
 	ws, err := resolveWorkspace(f.dir)
 	if err != nil {
 		return nil, err
 	}
 	s := &settings{Workspace: ws, Model: "gpt-4.1", BaseURL: "https://api.openai.com/v1", Approval: "ask"}
+	if prior != nil {
+		s.Model, s.Approval = prior.Model, prior.Approval
+	}
 	pick := func(dst *string, flag, env string) {
 		if v := os.Getenv(env); v != "" {
 			*dst = v

@@ -55,6 +55,9 @@ type Approver interface {
 type ModeApprover struct{ Mode string }
 
 func (m ModeApprover) Approve(_ context.Context, req ApprovalRequest) (ApprovalDecision, error) {
+	if req.Risk == event.RiskRead {
+		return ApprovalDecision{Decision: Allow, Scope: ScopeOnce, Source: SourceMode}, nil
+	}
 	switch m.Mode {
 	case "full-auto":
 		return ApprovalDecision{Decision: Allow, Scope: ScopeOnce, Source: SourceMode}, nil

@@ -12,6 +12,9 @@ type Checkpointer interface {
 	// "after"; changed, when known, lists the only paths that can differ from
 	// the previous snapshot. It returns the checkpoint id and changed files.
 	Checkpoint(ctx context.Context, runID, callID, kind string, step int, seq int64, changed []string) (id string, files []string, err error)
+	// RestorePaths puts the given workspace paths back as they were at the
+	// checkpoint (deleting those it did not have).
+	RestorePaths(ctx context.Context, checkpointID string, paths []string) error
 }
 
 func (r *Runner) checkpoint(ctx context.Context, st *State, callID, kind string, changed []string) error {

@@ -198,31 +198,35 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 	if verr != nil {
 		return r.failedCall(ctx, st, c, verr.Error())
 	}
-	if risk != event.RiskRead && (oc.Approval == nil || oc.Approval.Pending) {
-		dec, err := r.Approver.Approve(ctx, ApprovalRequest{CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk})
+	if oc.Approval == nil || oc.Approval.Pending {
+		req := ApprovalRequest{CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
+		dec, err := r.Approver.Approve(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
 			}
 			return Outcome{Status: event.StatusFailed, Err: Fail(ClassPermission, err)}, true
 		}
-		if dec.Pending {
-			if oc.Approval == nil || !oc.Approval.Pending {
+		switch {
+		case dec.Pending:
+			if oc.Approval == nil {
 				if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: c.ID, Pending: true}); err != nil {
 					return Outcome{Status: event.StatusFailed, Err: err}, true
 				}
 			}
-			req := ApprovalRequest{CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
 			return Outcome{Status: event.StatusAwaitingApproval, Pending: &req}, true
-		}
-		if err := r.record(ctx, st, event.Approval, &event.ApprovalData{
-			CallID: c.ID, Decision: dec.Decision, Scope: dec.Scope, Source: dec.Source,
-			Rule: dec.Rule, Note: r.redact(dec.Note), ArgsHash: ArgsHash(c.Name, c.Arguments),
-		}); err != nil {
-			return Outcome{Status: event.StatusFailed, Err: err}, true
+		case risk == event.RiskRead && dec.Decision == Allow:
+			// Reads are never asked; only a denial of a read is an audit fact.
+		default:
+			if err := r.record(ctx, st, event.Approval, &event.ApprovalData{
+				CallID: c.ID, Decision: dec.Decision, Scope: dec.Scope, Source: dec.Source,
+				Rule: dec.Rule, Note: r.redact(dec.Note), Reason: dec.Reason, ArgsHash: ArgsHash(c.Name, c.Arguments),
+			}); err != nil {
+				return Outcome{Status: event.StatusFailed, Err: err}, true
+			}
 		}
 	}
-	if a := oc.Approval; risk != event.RiskRead && a != nil && a.Decision == Deny {
+	if a := oc.Approval; a != nil && a.Decision == Deny {
 		return r.deniedCall(ctx, st, c, a)
 	}
 	return r.execute(ctx, st, oc, tool, args)
@@ -237,6 +241,8 @@ func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event
 		msg += ". The user said: " + a.Note
 	case a.Source == SourceUser:
 		msg += " (denied by the user)"
+	case a.Reason != "":
+		msg += ": " + a.Reason + ". Do not retry it; choose another way or ask the user"
 	case a.Rule != "":
 		msg += " (denied by rule " + a.Rule + "); do not retry it, choose another way or ask the user"
 	default:

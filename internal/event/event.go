@@ -123,6 +123,7 @@ type ApprovalData struct {
 	Source   string `json:"source"`   // user, rule, mode
 	Rule     string `json:"rule,omitempty"`
 	Note     string `json:"note,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 	ArgsHash string `json:"args_hash,omitempty"`
 	Pending  bool   `json:"pending,omitempty"` // a person must decide; the run pauses
 }

@@ -211,6 +211,9 @@ func auditFor(ev *event.Event) (AuditEntry, bool) {
 		if d.Rule != "" {
 			detail += "; rule " + d.Rule
 		}
+		if d.Reason != "" {
+			detail += "; " + d.Reason
+		}
 		if d.Note != "" {
 			detail += "; note: " + d.Note
 		}

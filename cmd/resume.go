@@ -1,0 +1,117 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"agent/internal/agent"
+	"agent/internal/event"
+)
+
+func newResumeCmd() *cobra.Command {
+	var f runFlags
+	var opt agent.ResumeOptions
+	var message string
+	var headless bool
+	c := &cobra.Command{
+		Use:   "resume RUN_ID",
+		Short: "Continue a run that crashed, was interrupted, is awaiting approval or has ended",
+		Long: `Continue a run from its journal. Calls that were interrupted are handled so that no
+side effect happens twice: read-only calls run again, file edits are redone from
+their before-checkpoint, and a command that may have started is never run again:
+the model is told its outcome is unknown, with the files changed since it started.
+
+A paused run (exit 3) is decided with --approve CALL_ID or --deny CALL_ID [--note TEXT].
+--message adds a new user message to the same conversation. Resuming a finished run
+without a message prints its final answer.`,
+		Example: `  agent resume 20261129T203216-3f9a1c
+  agent resume 20261129T2032 --approve call_7
+  agent resume 20261129T2032 --deny call_7 --note "use git mv instead"
+  agent resume 20261129T2032 --message "now add a test for it"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_ = headless // no TUI yet: resume is always headless
+			return resumeRun(cmd, &f, args[0], opt, message)
+		},
+	}
+	f.register(c, false)
+	fl := c.Flags()
+	fl.StringVar(&opt.Approve, "approve", "", "allow the pending call CALL_ID once")
+	fl.StringVar(&opt.Deny, "deny", "", "deny the pending call CALL_ID (with --note, the model is told why and the run goes on)")
+	fl.StringVar(&opt.Note, "note", "", "a note to the model that goes with --deny")
+	fl.StringVar(&message, "message", "", "add a new user message and continue")
+	fl.BoolVar(&headless, "headless", false, "never open the TUI (the default when stdout is not a terminal)")
+	return c
+}
+
+func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptions, message string) error {
+	ctx := cmd.Context()
+	st0, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	run, err := st0.GetRun(ctx, id)
+	st0.Close()
+	if err != nil {
+		return notFound(err)
+	}
+	if f.dir == "" {
+		f.dir = run.Workspace
+	}
+	set, err := loadSettings(f, &run)
+	if err != nil {
+		return err
+	}
+	s, err := openSession(ctx, set, f, cmd)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	fmt.Fprintf(os.Stderr, "run: %s\n", run.ID)
+	if err := s.lock(run.ID); err != nil {
+		return err
+	}
+	evs, err := s.store.Events(ctx, run.ID, 0)
+	if err != nil {
+		return withCode(ExitFailed, err)
+	}
+	state := agent.Fold(run.ID, evs)
+	finished := state.Status == event.StatusCompleted || state.Status == event.StatusStopped
+	if finished && message == "" && opt.Approve == "" && opt.Deny == "" {
+		if !f.json {
+			fmt.Fprintln(cmd.OutOrStdout(), state.Answer)
+		}
+		return nil
+	}
+	if message != "" && len(state.Open) > 0 {
+		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", run.ID, openIDs(state))
+	}
+	if err := s.store.SetStatus(ctx, run.ID, event.StatusRunning); err != nil {
+		return withCode(ExitFailed, err)
+	}
+	if err := s.runner.Resume(ctx, state, opt); err != nil {
+		var re *agent.ResumeError
+		if errors.As(err, &re) {
+			_ = s.store.SetStatus(ctx, run.ID, state.Status)
+			return usageErr("%v", err)
+		}
+		return withCode(ExitFailed, err)
+	}
+	if message != "" {
+		if err := s.runner.AddUserMessage(ctx, state, message); err != nil {
+			return withCode(ExitFailed, err)
+		}
+	}
+	return s.finish(cmd, s.runner.Run(ctx, state))
+}
+
+func openIDs(st *agent.State) string {
+	var ids []string
+	for _, oc := range st.Open {
+		ids = append(ids, oc.Call.ID)
+	}
+	return fmt.Sprint(ids)
+}

@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// longScript is a run of many small steps: reads, writes and commands.
+func longScript(steps int) string {
+	var turns []map[string]any
+	for i := 0; i < steps; i++ {
+		switch i % 3 {
+		case 0:
+			turns = append(turns, turn("", call("r"+itoa(i), "read_file", map[string]any{"path": "main.go"})))
+		case 1:
+			turns = append(turns, turn("", call("w"+itoa(i), "write_file", map[string]any{"path": "notes/n" + itoa(i) + ".txt", "content": "step " + itoa(i) + "\n"})))
+		case 2:
+			turns = append(turns, turn("", call("x"+itoa(i), "run_command", map[string]any{"command": "echo " + itoa(i) + " >> log.txt"})))
+		}
+	}
+	turns = append(turns, turn("all done"))
+	return script(turns...)
+}
+
+// SIGKILL at many points of a run: the journal always opens, passes
+// PRAGMA integrity_check, and every run's events are gapless.
+func TestSIGKILLLeavesConsistentJournal(t *testing.T) {
+	e := newEnv(t, "")
+	const kills = 24
+	for i := 0; i < kills; i++ {
+		e.serve(longScript(30))
+		killAfter := 1 + (i*7)%60 // the number of events to see before the kill
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, agentBin, "run", "--json", "--approval", "full-auto", "crash me")
+		cmd.Env = e.environ()
+		cmd.Dir = e.ws
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		seen := 0
+		for seen < killAfter && sc.Scan() {
+			seen++
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		for sc.Scan() { // drain what was written before the kill
+		}
+		cmd.Wait()
+		cancel()
+
+		db := openDB(t, e.home)
+		var verdict string
+		if err := db.QueryRow("PRAGMA integrity_check").Scan(&verdict); err != nil || verdict != "ok" {
+			t.Fatalf("kill %d after %d events: integrity_check = %q, %v", i, seen, verdict, err)
+		}
+		rows, err := db.Query(`SELECT r.id, r.last_seq, count(e.seq), coalesce(min(e.seq),0), coalesce(max(e.seq),0)
+			FROM runs r LEFT JOIN events e ON e.run_id = r.id GROUP BY r.id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id string
+			var last, count, min, max int64
+			if err := rows.Scan(&id, &last, &count, &min, &max); err != nil {
+				t.Fatal(err)
+			}
+			if count > 0 && (min != 1 || max != count) || last != max {
+				t.Errorf("kill %d: run %s has %d events with seqs %d..%d (last_seq %d): not gapless", i, id, count, min, max, last)
+			}
+			n++
+		}
+		rows.Close()
+		db.Close()
+		if n != i+1 {
+			t.Fatalf("kill %d: %d runs in the journal, want %d", i, n, i+1)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"agent/internal/event"
+)
+
+// Resume actions of the contract.
+const (
+	ActionRerun            = "rerun"
+	ActionNotRerun         = "not_rerun"
+	ActionAwaitingApproval = "awaiting_approval"
+)
+
+// ResumeOptions are a person's decisions given with `agent resume`.
+type ResumeOptions struct {
+	Approve string // call id to allow once
+	Deny    string // call id to deny
+	Note    string // the note that goes with Deny
+}
+
+// ResumeError is a resume request that does not fit the run (exit 2).
+type ResumeError struct{ Msg string }
+
+func (e *ResumeError) Error() string { return e.Msg }
+
+// PendingCalls returns the ids of open calls awaiting a person's approval.
+func (st *State) PendingCalls() []string {
+	var ids []string
+	for _, oc := range st.Open {
+		if oc.Approval != nil && oc.Approval.Pending {
+			ids = append(ids, oc.Call.ID)
+		}
+	}
+	return ids
+}
+
+// Resume journals a resume event that says what happens to every call that
+// was interrupted, records the person's decisions, and prepares st so that
+// Run continues exactly where the run stopped:
+//   - a call denied before is never run;
+//   - a call awaiting approval stays so unless opt decides it;
+//   - a read-only call is run again;
+//   - a file tool that may have started is redone from its before-checkpoint;
+//   - a run_command that may have started is never run again: the model is
+//     told its outcome is unknown, with the files changed since it started.
+func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error {
+	pending := st.PendingCalls()
+	for _, id := range []string{opt.Approve, opt.Deny} {
+		if id != "" && !contains(pending, id) {
+			return &ResumeError{Msg: fmt.Sprintf("call %s is not awaiting approval in run %s (awaiting: %s)", id, st.RunID, listOrNone(pending))}
+		}
+	}
+	if opt.Note != "" && opt.Deny == "" {
+		return &ResumeError{Msg: "--note goes with --deny CALL_ID"}
+	}
+	type plan struct {
+		oc     *OpenCall
+		action string
+	}
+	var plans []plan
+	var report []event.InterruptedCall
+	for _, oc := range st.Open {
+		if !oc.Journaled {
+			continue // never started: the loop runs it as usual
+		}
+		a := oc.Approval
+		action := ActionRerun
+		switch {
+		case a != nil && a.Pending && oc.Call.ID == opt.Approve:
+		case a != nil && a.Pending && oc.Call.ID == opt.Deny:
+			action = ActionNotRerun
+		case a != nil && a.Pending:
+			action = ActionAwaitingApproval
+		case a != nil && a.Decision == Deny:
+			action = ActionNotRerun
+		case oc.Risk == event.RiskExec && oc.BeforeCP != "":
+			action = ActionNotRerun
+		}
+		plans = append(plans, plan{oc, action})
+		report = append(report, event.InterruptedCall{CallID: oc.Call.ID, Name: oc.Call.Name, Action: action})
+	}
+	if report == nil {
+		report = []event.InterruptedCall{}
+	}
+	if err := r.record(ctx, st, event.Resume, &event.ResumeData{FromSeq: st.LastSeq, Interrupted: report}); err != nil {
+		return err
+	}
+	for _, p := range plans {
+		oc := p.oc
+		switch {
+		case oc.Call.ID == opt.Approve:
+			if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: oc.Call.ID, Decision: Allow, Scope: ScopeOnce,
+				Source: SourceUser, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
+				return err
+			}
+		case oc.Call.ID == opt.Deny:
+			if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: oc.Call.ID, Decision: Deny, Scope: ScopeOnce,
+				Source: SourceUser, Note: r.redact(opt.Note), ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
+				return err
+			}
+		case p.action == ActionNotRerun && oc.Risk == event.RiskExec:
+			if err := r.unknownOutcome(ctx, st, oc); err != nil {
+				return err
+			}
+		case p.action == ActionRerun && oc.Risk == event.RiskWrite && oc.BeforeCP != "" && r.Checkpointer != nil:
+			if err := r.Checkpointer.RestorePaths(ctx, oc.BeforeCP, callPaths(oc.Call)); err != nil {
+				return Fail(ClassRuntime, fmt.Errorf("redo %s from checkpoint %s: %w", oc.Call.ID, oc.BeforeCP, err))
+			}
+		}
+	}
+	return nil
+}
+
+// unknownOutcome answers an interrupted command without running it again.
+func (r *Runner) unknownOutcome(ctx context.Context, st *State, oc *OpenCall) error {
+	msg := "outcome unknown: the agent stopped while this command was running, and it was not run again. " +
+		"Check its effects before deciding whether to run it again."
+	if r.Checkpointer != nil {
+		id, files, err := r.Checkpointer.Checkpoint(ctx, st.RunID, oc.Call.ID, "after", st.Step, st.LastSeq, nil)
+		if err != nil {
+			return Fail(ClassRuntime, err)
+		}
+		if files == nil {
+			files = []string{}
+		}
+		if err := r.record(ctx, st, event.Checkpoint, &event.CheckpointData{CheckpointID: id, CallID: oc.Call.ID, Kind: "after", Files: files}); err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			msg += "\nNo file changed since it started."
+		} else {
+			sort.Strings(files)
+			msg += "\nFiles changed since it started: " + strings.Join(files, ", ")
+		}
+	}
+	return r.record(ctx, st, event.ToolResult, &event.ToolResultData{CallID: oc.Call.ID, Status: event.ResultInterrupted, Output: msg})
+}
+
+// callPaths returns the workspace path a file tool's arguments name.
+func callPaths(c ToolCall) []string {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal([]byte(c.Arguments), &a) != nil || a.Path == "" {
+		return nil
+	}
+	return []string{a.Path}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func listOrNone(ss []string) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	return strings.Join(ss, ", ")
+}
