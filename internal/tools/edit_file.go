@@ -1,0 +1,137 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"agent/internal/event"
+)
+
+// EditFile is the edit_file tool: replace an exact piece of text in a file.
+type EditFile struct{}
+
+type editFileArgs struct {
+	Path       string `json:"path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+func (EditFile) Name() string     { return "edit_file" }
+func (EditFile) Risk() event.Risk { return event.RiskWrite }
+func (EditFile) Description() string {
+	return "Replace old_string with new_string in a file. old_string must match the file's text exactly " +
+		"(including indentation) and occur exactly once, unless replace_all is true; include enough surrounding " +
+		"lines to make it unique. Line endings are handled for you: a CRLF file stays CRLF. " +
+		"With an empty old_string, creates the file (which must not exist yet) with new_string. " +
+		"Read the file first to know its exact text."
+}
+
+func (EditFile) Schema() *Schema {
+	return objectOf(map[string]*Schema{
+		"path":        strField("File path, relative to the workspace."),
+		"old_string":  strField("Exact text to replace."),
+		"new_string":  strField("Text to put in its place (must differ from old_string)."),
+		"replace_all": boolField("Replace every occurrence instead of requiring exactly one (default false)."),
+	}, "path", "old_string", "new_string")
+}
+
+func (t EditFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	var a editFileArgs
+	if err := decodeArgs(t.Name(), raw, &a); err != nil {
+		return Result{}, err
+	}
+	if err := checkEnv(t.Name(), env); err != nil {
+		return Result{}, err
+	}
+	if a.Path == "" {
+		return Result{}, &ArgError{Tool: t.Name(), Field: "path", Problem: `missing required field "path"`}
+	}
+	if a.OldString == a.NewString {
+		return Result{}, fmt.Errorf("edit_file: old_string and new_string are identical; nothing to change")
+	}
+	abs, rel, err := ResolveWrite(env.Workspace, a.Path)
+	if err != nil {
+		return Result{}, fmt.Errorf("edit_file: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("edit_file: %w", err)
+	}
+	old, err := loadExisting(abs, rel)
+	if err != nil {
+		return Result{}, fmt.Errorf("edit_file: %w", err)
+	}
+
+	var content string
+	count := 0
+	switch {
+	case !old.found && a.OldString == "":
+		content = a.NewString
+	case !old.found:
+		return Result{}, fmt.Errorf("edit_file: %s: file not found (to create a file, use write_file or an empty old_string): %w", rel, fs.ErrNotExist)
+	case a.OldString == "" && len(old.data) > 0:
+		return Result{}, fmt.Errorf("edit_file: old_string is empty but %s already exists; give the text to replace, or use write_file to replace the whole file", rel)
+	case isBinary(old.data):
+		return Result{}, fmt.Errorf("edit_file: %s is a binary file; edit_file only edits text", rel)
+	case a.OldString == "":
+		content = a.NewString // an existing empty file
+	default:
+		text := string(old.data)
+		oldS, newS := a.OldString, a.NewString
+		if old.crlf {
+			newS = toCRLF(newS)
+			if !strings.Contains(text, oldS) {
+				oldS = toCRLF(oldS) // the model sent LF for a CRLF file
+			}
+		}
+		count = strings.Count(text, oldS)
+		switch {
+		case count == 0:
+			return Result{}, fmt.Errorf("edit_file: old_string not found in %s; %s", rel, notFoundHint(text, a.OldString))
+		case count > 1 && !a.ReplaceAll:
+			return Result{}, fmt.Errorf("edit_file: old_string found %d times in %s; add context to make it unique or set replace_all", count, rel)
+		}
+		if a.ReplaceAll {
+			content = strings.ReplaceAll(text, oldS, newS)
+		} else {
+			content = strings.Replace(text, oldS, newS, 1)
+		}
+	}
+	if err := writeAtomic(abs, []byte(content), old.mode); err != nil {
+		return Result{}, fmt.Errorf("edit_file: %s: %w", rel, err)
+	}
+	var out string
+	if !old.found {
+		out = fmt.Sprintf("created %s (%d lines)", rel, countLines(content))
+	} else {
+		noun := "occurrence"
+		if count != 1 {
+			noun += "s"
+		}
+		out = fmt.Sprintf("edited %s: replaced %d %s, ", rel, count, noun) + diffSummary(string(old.data), content)
+	}
+	return Result{Output: Truncate(out, MaxOutput), Changed: []string{rel}}, nil
+}
+
+// notFoundHint helps the model find why old_string did not match: it points at
+// a line that matches old_string's first line up to whitespace.
+func notFoundHint(text, oldS string) string {
+	first := ""
+	for _, l := range strings.Split(strings.ReplaceAll(oldS, "\r\n", "\n"), "\n") {
+		if strings.TrimSpace(l) != "" {
+			first = strings.TrimSpace(l)
+			break
+		}
+	}
+	if first != "" {
+		for i, l := range strings.Split(text, "\n") {
+			if strings.Contains(strings.TrimSpace(l), first) {
+				return fmt.Sprintf("its first line appears at line %d, so check the whitespace, indentation and the lines after it (read_file shows the exact text)", i+1)
+			}
+		}
+	}
+	return "read_file shows the file's current text"
+}

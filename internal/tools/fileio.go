@@ -1,0 +1,214 @@
+package tools
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// newFileMode is the mode of a file a tool creates.
+const newFileMode fs.FileMode = 0o644
+
+// existing is the state of a file before a write tool changes it.
+type existing struct {
+	found bool
+	data  []byte
+	mode  fs.FileMode
+	crlf  bool
+}
+
+// loadExisting reads the file a write tool is about to replace. A missing file
+// is not an error; a directory or a special file is.
+func loadExisting(abs, rel string) (existing, error) {
+	fi, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return existing{mode: newFileMode}, nil
+	}
+	if err != nil {
+		return existing{}, err
+	}
+	if fi.IsDir() {
+		return existing{}, fmt.Errorf("%s is a directory", rel)
+	}
+	if !fi.Mode().IsRegular() {
+		return existing{}, fmt.Errorf("%s is not a regular file", rel)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return existing{}, err
+	}
+	mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	return existing{found: true, data: data, mode: mode, crlf: usesCRLF(data)}, nil
+}
+
+// usesCRLF reports whether most line endings of data are CRLF.
+func usesCRLF(data []byte) bool {
+	crlf := bytes.Count(data, []byte("\r\n"))
+	return crlf > 0 && crlf >= bytes.Count(data, []byte("\n"))-crlf
+}
+
+// toCRLF turns every line ending of s into CRLF (existing CRLFs stay single).
+func toCRLF(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}
+
+// writeAtomic replaces abs with data: a temporary file in the same directory
+// is written, given mode, synced and renamed over abs, so a reader (or a
+// crash) sees the old file or the new one, never a mix. Missing parent
+// directories are created.
+func writeAtomic(abs string, data []byte, mode fs.FileMode) (err error) {
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create parent directories: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if err = f.Chmod(mode); err != nil {
+		return fmt.Errorf("chmod: %w", err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	if err = os.Rename(tmp, abs); err != nil {
+		return fmt.Errorf("rename into place: %w", err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable; failure is harmless (best effort:
+// not every platform or file system can sync a directory).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// diffMaxLines bounds the diff shown after a write.
+const diffMaxLines = 40
+
+// diffSummary renders a short unified-style diff of a change: a stat line and
+// the changed lines with two lines of context, capped at diffMaxLines.
+func diffSummary(before, after string) string {
+	before = strings.ReplaceAll(before, "\r\n", "\n")
+	after = strings.ReplaceAll(after, "\r\n", "\n")
+	dmp := diffmatchpatch.New()
+	a, b, lineArray := dmp.DiffLinesToRunes(before, after)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(a, b, false), lineArray)
+
+	type dline struct {
+		op       diffmatchpatch.Operation
+		text     string
+		old, new int // 1-based line numbers in before and after
+	}
+	var lines []dline
+	oldNo, newNo, added, removed := 1, 1, 0, 0
+	for _, d := range diffs {
+		if d.Text == "" {
+			continue
+		}
+		for _, l := range splitLines(d.Text) {
+			lines = append(lines, dline{op: d.Type, text: l, old: oldNo, new: newNo})
+			switch d.Type {
+			case diffmatchpatch.DiffEqual:
+				oldNo++
+				newNo++
+			case diffmatchpatch.DiffDelete:
+				oldNo++
+				removed++
+			case diffmatchpatch.DiffInsert:
+				newNo++
+				added++
+			}
+		}
+	}
+	var b2 strings.Builder
+	fmt.Fprintf(&b2, "+%d -%d lines\n", added, removed)
+	const context = 2
+	show := make([]bool, len(lines))
+	for i, l := range lines {
+		if l.op == diffmatchpatch.DiffEqual {
+			continue
+		}
+		for j := max(0, i-context); j <= min(len(lines)-1, i+context); j++ {
+			show[j] = true
+		}
+	}
+	written := 0
+	for i, l := range lines {
+		if !show[i] {
+			continue
+		}
+		if written == diffMaxLines {
+			rest := 0
+			for j := i; j < len(lines); j++ {
+				if show[j] {
+					rest++
+				}
+			}
+			fmt.Fprintf(&b2, "[... %d more diff lines]\n", rest)
+			break
+		}
+		if i == 0 || !show[i-1] {
+			fmt.Fprintf(&b2, "@@ -%d +%d @@\n", l.old, l.new)
+			written++
+		}
+		prefix := " "
+		switch l.op {
+		case diffmatchpatch.DiffDelete:
+			prefix = "-"
+		case diffmatchpatch.DiffInsert:
+			prefix = "+"
+		}
+		text := l.text
+		if len(text) > grepMaxLineLen {
+			text = strings.ToValidUTF8(text[:grepMaxLineLen], "") + " …"
+		}
+		b2.WriteString(prefix + text + "\n")
+		written++
+	}
+	return b2.String()
+}
+
+// splitLines splits s into lines without their "\n".
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return []string{""}
+	}
+	return strings.Split(s, "\n")
+}
+
+// countLines counts the lines of s (a last line without "\n" counts).
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,72 @@
+// Package tools owns the eight tools the model sees (read_file, list_dir, glob,
+// grep, write_file, edit_file, run_command, update_plan), their schemas, the
+// validation of model-supplied arguments against those schemas, and workspace
+// confinement of every path.
+//
+// It must not touch the journal, the approval policy or the model: the loop in
+// internal/agent decides whether and when a tool runs; a tool only runs.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"agent/internal/event"
+)
+
+// Tool is one capability offered to the model. Each tool lives in its own file
+// with its schema and description beside its code.
+type Tool interface {
+	Name() string
+	Description() string
+	// Schema is the JSON schema of the arguments object (a subset: object,
+	// string, integer, boolean, array, enum, minimum/maximum; required; no
+	// additional properties).
+	Schema() *Schema
+	Risk() event.Risk
+	// Run executes a call whose arguments already passed Validate.
+	Run(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// Env is what a tool may use while it runs.
+type Env struct {
+	// Workspace is the absolute, symlink-resolved workspace root.
+	Workspace string
+	// DefaultTimeoutSec for run_command when the call gives none (120 when 0).
+	DefaultTimeoutSec int
+	// Plan receives update_plan's plan (may be nil).
+	Plan func([]PlanStep)
+}
+
+// PlanStep is one entry of update_plan.
+type PlanStep struct {
+	Step   string `json:"step"`
+	Status string `json:"status"`
+}
+
+// Result is what a tool returns to the model. Output is already truncated to
+// the model's limit. A tool-level failure (file absent, no match, non-zero
+// exit is NOT a failure) is reported with IsError; Go errors returned from Run
+// are reserved for the same and are turned into tool errors by the loop.
+type Result struct {
+	Output  string
+	IsError bool
+	// Changed lists workspace-relative paths the call wrote (write tools).
+	Changed []string
+	// ExitCode of run_command (nil for other tools).
+	ExitCode *int
+}
+
+// Schema is a small JSON-schema subset, serialised as JSON schema.
+type Schema struct {
+	Type                 string             `json:"type"`
+	Description          string             `json:"description,omitempty"`
+	Properties           map[string]*Schema `json:"properties,omitempty"`
+	Required             []string           `json:"required,omitempty"`
+	Items                *Schema            `json:"items,omitempty"`
+	Enum                 []string           `json:"enum,omitempty"`
+	AdditionalProperties *bool              `json:"additionalProperties,omitempty"`
+	// Minimum and Maximum bound an integer (inclusive).
+	Minimum *int `json:"minimum,omitempty"`
+	Maximum *int `json:"maximum,omitempty"`
+}
