@@ -1,0 +1,20 @@
+// Package redact owns secret detection and redaction: the keyword prefilter,
+// the per-kind detectors and their checks (entropy, checksums, documented
+// example values), the registry of secrets known at run time (AddKnown,
+// AddEnv, AddDotenv), the placeholder format [REDACTED:KIND:FINGERPRINT] with
+// its per-install HMAC key, and a streaming writer that redacts output as it
+// passes through.
+//
+// It must not touch anything outside its own files: no journal, no policy, no
+// tools, no network and no global state. Callers decide where redaction is
+// applied; this package only finds and replaces. It depends on the standard
+// library only.
+//
+// Pipeline: one case-insensitive Aho-Corasick pass over the input finds
+// keyword hits ("akia", "ghp_", "-----begin", "password", ...); each hit runs
+// its detector on a small window around it (anchored RE2 patterns or
+// hand-written scanners, never a regex over the whole buffer); candidates are
+// then checked (entropy, checksum, example lists), overlaps merged, and
+// replaced. Input without any finding is returned unchanged, without
+// allocating.
+package redact

@@ -1,0 +1,172 @@
+package redact
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestLoadOrCreateKey(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "redact.key")
+	k1, err := LoadOrCreateKey(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(k1) != KeySize {
+		t.Fatalf("key size %d", len(k1))
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	k2, err := LoadOrCreateKey(path)
+	if err != nil || !bytes.Equal(k1, k2) {
+		t.Fatalf("reload: %v, equal=%v", err, bytes.Equal(k1, k2))
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "sub", ".redact-key-*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+func TestLoadOrCreateKeyRefusesLoosePerms(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no POSIX permissions")
+	}
+	path := filepath.Join(t.TempDir(), "redact.key")
+	if _, err := LoadOrCreateKey(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []os.FileMode{0o640, 0o604, 0o644} {
+		os.Chmod(path, mode)
+		_, err := LoadOrCreateKey(path)
+		if err == nil || !strings.Contains(err.Error(), "chmod 600") {
+			t.Errorf("mode %o: err = %v, want a refusal naming chmod 600", mode, err)
+		}
+	}
+}
+
+func TestLoadOrCreateKeyBadFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "redact.key")
+	os.WriteFile(path, []byte("short"), 0o600)
+	if _, err := LoadOrCreateKey(path); err == nil {
+		t.Error("want an error for a 5-byte key file")
+	}
+}
+
+func TestLoadOrCreateKeyConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "redact.key")
+	keys := make([][]byte, 8)
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k, err := LoadOrCreateKey(path)
+			if err != nil {
+				t.Error(err)
+			}
+			keys[i] = k
+		}()
+	}
+	wg.Wait()
+	for _, k := range keys[1:] {
+		if !bytes.Equal(k, keys[0]) {
+			t.Fatal("concurrent creators disagree on the key")
+		}
+	}
+}
+
+func TestPlaceholderStability(t *testing.T) {
+	secret := checksummed("ghp_")
+	other := checksummed("ghp_")
+	r1 := New(Config{Key: testKey})
+	r2 := New(Config{Key: testKey})
+	r3 := New(Config{Key: []byte("another key, another install....")})
+	a := r1.Redact("t=" + secret)
+	if a != r1.Redact("t="+secret) || a != r2.Redact("t="+secret) {
+		t.Error("equal secrets under one key must give equal placeholders")
+	}
+	if a == r1.Redact("t="+other) {
+		t.Error("different secrets gave equal placeholders")
+	}
+	if a == r3.Redact("t="+secret) {
+		t.Error("different keys gave equal fingerprints")
+	}
+	want := r1.Placeholder(KindGitHubToken, secret)
+	if a != "t="+want || len(want) != len("[REDACTED:github-token:12345678]") {
+		t.Errorf("got %q, want t=%s", a, want)
+	}
+	fs := r1.Find([]byte(secret))
+	if len(fs) != 1 || !strings.Contains(want, ":"+fs[0].Fingerprint+"]") {
+		t.Errorf("Find fingerprint %+v does not match placeholder %s", fs, want)
+	}
+}
+
+func TestContainsPlaceholder(t *testing.T) {
+	r := New(Config{Key: testKey})
+	red := r.Redact("password: \"" + rsecret(alBase62, 20) + "\"")
+	for s, want := range map[string]bool{
+		red:                                    true,
+		"x [REDACTED:github-token:0a1b2c3d] y": true,
+		"[REDACTED:my-kind-2:ffffffff]":        true,
+		"[REDACTED:github-token:0a1b2c3]":      false,
+		"[REDACTED:github-token:0A1B2C3D]":     false,
+		"[REDACTED::0a1b2c3d]":                 false,
+		"[REDACTED:Kind:0a1b2c3d]":             false,
+		"[REDACTED] and [REDACTED:x:zzzzzzzz]": false,
+		"no placeholder":                       false,
+	} {
+		if got := ContainsPlaceholder(s); got != want {
+			t.Errorf("ContainsPlaceholder(%q) = %v", s, got)
+		}
+	}
+}
+
+// TestIdempotent: redacting redacted output changes nothing.
+func TestIdempotent(t *testing.T) {
+	r := New(Config{Key: testKey, PII: true})
+	for _, d := range streamDocs() {
+		once := r.Redact(d.doc)
+		if twice := r.Redact(once); twice != once {
+			t.Errorf("%s: second pass changed output:\n%s\n%s", d.kind, once, twice)
+		}
+	}
+}
+
+// TestConcurrent runs Redact, Find, AddKnown and a Writer at once (run with
+// -race).
+func TestConcurrent(t *testing.T) {
+	r := New(Config{Key: testKey})
+	docs := streamDocs()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				d := docs[(g+i)%len(docs)]
+				if strings.Contains(r.Redact(d.doc), d.secret) {
+					t.Errorf("%s leaked", d.kind)
+				}
+				r.Find([]byte(d.doc))
+				if i%10 == 0 {
+					r.AddKnown("", rsecret(alBase62, 16))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st := r.Stats()
+	if st.BytesScanned == 0 || len(st.Redactions) == 0 {
+		t.Errorf("stats not counted: %+v", st)
+	}
+}
