@@ -40,6 +40,11 @@ func openSession(ctx context.Context, set *settings, f *runFlags, cmd *cobra.Com
 	if err != nil {
 		return nil, stateErr(err)
 	}
+	red, err := newRedactor(set)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	s := &session{set: set, store: st, stderr: os.Stderr}
 	s.prog = &progress{w: os.Stderr, verbose: f.verbose}
 	obs := agent.Observer{Delta: s.prog.delta}
@@ -54,8 +59,9 @@ func openSession(ctx context.Context, set *settings, f *runFlags, cmd *cobra.Com
 		Tools:    tools.Default(),
 		Journal:  st,
 		Approver: agent.ModeApprover{Mode: set.Approval},
+		Redactor: red,
 		Observer: obs,
-		Context:  &agent.ContextBuilder{Workspace: set.Workspace, Model: set.Model, Window: set.Window},
+		Context:  &agent.ContextBuilder{Workspace: set.Workspace, Model: set.Model, Window: set.Window, Redactor: red},
 		MaxSteps: f.maxSteps,
 		ToolEnv:  &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: f.timeoutSec},
 	}

@@ -18,6 +18,9 @@ type settings struct {
 	Allow     []string
 	Deny      []string
 	Window    int
+
+	RedactPII       bool
+	InternalDomains []string
 }
 
 // loadSettings resolves flags over environment over defaults. prior, when

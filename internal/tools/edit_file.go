@@ -53,6 +53,9 @@ func (t EditFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resul
 	if a.OldString == a.NewString {
 		return Result{}, fmt.Errorf("edit_file: old_string and new_string are identical; nothing to change")
 	}
+	if err := refusePlaceholder(t.Name(), a.NewString); err != nil {
+		return Result{}, err
+	}
 	abs, rel, err := ResolveWrite(env.Workspace, a.Path)
 	if err != nil {
 		return Result{}, fmt.Errorf("edit_file: %w", err)

@@ -43,6 +43,9 @@ func (t WriteFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	if a.Path == "" {
 		return Result{}, &ArgError{Tool: t.Name(), Field: "path", Problem: `missing required field "path"`}
 	}
+	if err := refusePlaceholder(t.Name(), a.Content); err != nil {
+		return Result{}, err
+	}
 	abs, rel, err := ResolveWrite(env.Workspace, a.Path)
 	if err != nil {
 		return Result{}, fmt.Errorf("write_file: %w", err)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -190,5 +191,29 @@ func TestDiffSummaryIsSmall(t *testing.T) {
 	}
 	if !strings.HasPrefix(out, "+100 -100 lines\n@@ -1 +1 @@\n same line\n-old\n+new\n same line\n same line\n@@ -6 +6 @@\n") || !strings.Contains(out, "more diff lines]") {
 		t.Errorf("diff:\n%s", out)
+	}
+}
+
+func TestWritesRefuseRedactionPlaceholders(t *testing.T) {
+	ws := t.TempDir()
+	env := &Env{Workspace: ws}
+	if err := os.WriteFile(filepath.Join(ws, "cfg.env"), []byte("A=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ph := "[REDACTED:aws-secret-key:3f9a1c07]"
+	for _, c := range []struct{ tool, args string }{
+		{"write_file", `{"path":"new.env","content":"KEY=` + ph + `\n"}`},
+		{"edit_file", `{"path":"cfg.env","old_string":"A=1","new_string":"A=` + ph + `"}`},
+	} {
+		res, err := Default().Call(context.Background(), env, c.tool, c.args)
+		if err == nil || !res.IsError || !strings.Contains(res.Output, "placeholder") {
+			t.Errorf("%s with a placeholder: err %v, output %q; want a refusal", c.tool, err, res.Output)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.env")); err == nil {
+		t.Error("new.env was written")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "cfg.env")); string(b) != "A=1\n" {
+		t.Errorf("cfg.env changed: %q", b)
 	}
 }

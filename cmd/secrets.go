@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"agent/internal/redact"
+)
+
+// newRedactor builds the run's redactor: the per-install key under the state
+// directory, every secret-looking environment value, and every value of the
+// workspace's .env files as exact-match secrets.
+func newRedactor(set *settings) (*redact.Redactor, error) {
+	key, err := redact.LoadOrCreateKey(filepath.Join(set.Home, "redact.key"))
+	if err != nil {
+		return nil, usageErr("redaction key: %v", err)
+	}
+	r := redact.New(redact.Config{Key: key, PII: set.RedactPII, InternalDomains: set.InternalDomains})
+	r.AddEnv(os.Environ())
+	for _, p := range dotenvFiles(set.Workspace) {
+		if b, err := os.ReadFile(p); err == nil {
+			r.AddDotenv(b)
+		}
+	}
+	return r, nil
+}
+
+// dotenvFiles finds .env and .env.* files near the top of the workspace
+// (three levels), skipping VCS and dependency directories.
+func dotenvFiles(ws string) []string {
+	var out []string
+	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			rel, _ := filepath.Rel(ws, p)
+			if rel != "." && (strings.Count(rel, string(filepath.Separator)) >= 3 || skipDir[d.Name()]) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if n := d.Name(); (n == ".env" || strings.HasPrefix(n, ".env.")) && d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+var skipDir = map[string]bool{".git": true, "node_modules": true, "vendor": true, ".venv": true, "venv": true, "target": true, "dist": true, "build": true}
