@@ -54,9 +54,22 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 		return err
 	}
 	run, err := st0.GetRun(ctx, id)
+	if err != nil {
+		st0.Close()
+		return notFound(err)
+	}
+	evs, err := st0.Events(ctx, run.ID, 0)
 	st0.Close()
 	if err != nil {
-		return notFound(err)
+		return withCode(ExitFailed, err)
+	}
+	if state := agent.Fold(run.ID, evs); isFinished(state) && message == "" && opt.Approve == "" && opt.Deny == "" {
+		// Nothing to continue: print the final answer, as the contract says.
+		fmt.Fprintf(os.Stderr, "run: %s\n", run.ID)
+		if !f.json {
+			fmt.Fprintln(cmd.OutOrStdout(), state.Answer)
+		}
+		return nil
 	}
 	if f.dir == "" {
 		f.dir = run.Workspace
@@ -74,17 +87,17 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 	if err := s.lock(run.ID); err != nil {
 		return err
 	}
-	evs, err := s.store.Events(ctx, run.ID, 0)
+	// Fold again under the lock: another process may have appended meanwhile.
+	evs, err = s.store.Events(ctx, run.ID, 0)
 	if err != nil {
 		return withCode(ExitFailed, err)
 	}
 	state := agent.Fold(run.ID, evs)
-	finished := state.Status == event.StatusCompleted || state.Status == event.StatusStopped
-	if finished && message == "" && opt.Approve == "" && opt.Deny == "" {
-		if !f.json {
-			fmt.Fprintln(cmd.OutOrStdout(), state.Answer)
-		}
-		return nil
+	if state.Approval == "" {
+		state.Approval, state.Model, state.Workspace = set.Approval, set.Model, ""
+	}
+	if err := s.runner.Begin(ctx, state, run.Prompt); err != nil {
+		return withCode(ExitFailed, err)
 	}
 	if message != "" && len(state.Open) > 0 {
 		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", run.ID, openIDs(state))
@@ -106,6 +119,10 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 		}
 	}
 	return s.finish(cmd, s.runner.Run(ctx, state))
+}
+
+func isFinished(st *agent.State) bool {
+	return st.Status == event.StatusCompleted || st.Status == event.StatusStopped
 }
 
 func openIDs(st *agent.State) string {

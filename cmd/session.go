@@ -13,6 +13,7 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/agent/openai"
+	"agent/internal/checkpoint"
 	"agent/internal/event"
 	"agent/internal/replay"
 	"agent/internal/store"
@@ -23,6 +24,7 @@ import (
 type session struct {
 	set    *settings
 	store  *store.Store
+	cps    *checkpoint.Store
 	runner *agent.Runner
 	json   *jsonLines
 	prog   *progress
@@ -45,7 +47,12 @@ func openSession(ctx context.Context, set *settings, f *runFlags, cmd *cobra.Com
 		st.Close()
 		return nil, err
 	}
-	s := &session{set: set, store: st, stderr: os.Stderr}
+	cps, err := checkpoint.Open(set.Home, set.Workspace)
+	if err != nil {
+		st.Close()
+		return nil, withCode(ExitFailed, fmt.Errorf("open the checkpoint repository: %w", err))
+	}
+	s := &session{set: set, store: st, cps: cps, stderr: os.Stderr}
 	s.prog = &progress{w: os.Stderr, verbose: f.verbose}
 	obs := agent.Observer{Delta: s.prog.delta}
 	if f.json {
@@ -55,15 +62,16 @@ func openSession(ctx context.Context, set *settings, f *runFlags, cmd *cobra.Com
 		obs.Event = s.prog.event
 	}
 	s.runner = &agent.Runner{
-		Provider: prov,
-		Tools:    tools.Default(),
-		Journal:  st,
-		Approver: agent.ModeApprover{Mode: set.Approval},
-		Redactor: red,
-		Observer: obs,
-		Context:  &agent.ContextBuilder{Workspace: set.Workspace, Model: set.Model, Window: set.Window, Redactor: red},
-		MaxSteps: f.maxSteps,
-		ToolEnv:  &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: f.timeoutSec},
+		Provider:     prov,
+		Tools:        tools.Default(),
+		Journal:      st,
+		Approver:     agent.ModeApprover{Mode: set.Approval},
+		Redactor:     red,
+		Checkpointer: checkpoint.Checkpointer{Store: cps},
+		Observer:     obs,
+		Context:      &agent.ContextBuilder{Workspace: set.Workspace, Model: set.Model, Window: set.Window, Redactor: red},
+		MaxSteps:     f.maxSteps,
+		ToolEnv:      &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: f.timeoutSec},
 	}
 	return s, nil
 }
@@ -122,6 +130,7 @@ func (s *session) close() {
 	if s.flock != nil {
 		s.flock.Unlock()
 	}
+	s.cps.Close()
 	s.store.Close()
 }
 

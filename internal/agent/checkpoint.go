@@ -15,6 +15,8 @@ type Checkpointer interface {
 	// RestorePaths puts the given workspace paths back as they were at the
 	// checkpoint (deleting those it did not have).
 	RestorePaths(ctx context.Context, checkpointID string, paths []string) error
+	// Changed lists the paths that differ between two checkpoints.
+	Changed(ctx context.Context, from, to string) ([]string, error)
 }
 
 func (r *Runner) checkpoint(ctx context.Context, st *State, callID, kind string, changed []string) error {
@@ -25,5 +27,5 @@ func (r *Runner) checkpoint(ctx context.Context, st *State, callID, kind string,
 	if files == nil {
 		files = []string{}
 	}
-	return r.record(ctx, st, event.Checkpoint, &event.CheckpointData{CheckpointID: id, CallID: callID, Kind: kind, Files: files})
+	return r.record(ctx, st, event.Checkpoint, &event.CheckpointData{CheckpointID: id, CallID: callID, Kind: kind, Step: st.Step, Files: files})
 }

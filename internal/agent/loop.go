@@ -63,6 +63,22 @@ func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	return r.AddUserMessage(ctx, st, prompt)
 }
 
+// Begin completes the start of a run that died before its prompt was
+// journaled (resume of a run killed in its first instant); otherwise no-op.
+func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
+	if st.Workspace == "" {
+		if err := r.record(ctx, st, event.RunStarted, &event.RunStartedData{
+			Workspace: r.ToolEnv.Workspace, Model: r.Context.Model, Approval: st.Approval, MaxSteps: r.maxSteps(),
+		}); err != nil {
+			return err
+		}
+	}
+	if len(st.Messages) == 0 {
+		return r.AddUserMessage(ctx, st, prompt)
+	}
+	return nil
+}
+
 // AddUserMessage journals a user message (the prompt, or resume --message).
 func (r *Runner) AddUserMessage(ctx context.Context, st *State, text string) error {
 	return r.record(ctx, st, event.UserMessage, &event.UserMessageData{Text: r.redact(text)})
@@ -283,17 +299,27 @@ func (r *Runner) failedCall(ctx context.Context, st *State, c ToolCall, msg stri
 
 func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tools.Tool, args json.RawMessage) (Outcome, bool) {
 	c := oc.Call
-	if r.Checkpointer != nil && tool.Risk() != event.RiskRead {
-		if err := r.checkpoint(ctx, st, c.ID, "before", nil); err != nil {
+	snap := r.Checkpointer != nil && tool.Risk() != event.RiskRead
+	if snap {
+		if err := r.checkpoint(ctx, st, c.ID, "before", r.touched(tool, c)); err != nil {
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
 	res, err := tool.Run(ctx, r.ToolEnv, args)
-	if ctx.Err() != nil {
-		// Interrupted mid-call: say so, and keep what the call may have done.
-		if r.Checkpointer != nil && tool.Risk() != event.RiskRead {
-			_ = r.checkpoint(context.WithoutCancel(ctx), st, c.ID, "after", res.Changed)
+	if snap {
+		// The after-checkpoint is taken even when the call was interrupted:
+		// whatever it did is recorded before the result is.
+		changed := res.Changed
+		if tool.Risk() == event.RiskExec {
+			changed = nil // a command may have touched anything: scan
+		} else if changed == nil {
+			changed = []string{}
 		}
+		if cerr := r.checkpoint(context.WithoutCancel(ctx), st, c.ID, "after", changed); cerr != nil {
+			return Outcome{Status: event.StatusFailed, Err: cerr}, true
+		}
+	}
+	if ctx.Err() != nil {
 		out := "interrupted by the user before the call finished"
 		if res.Output != "" {
 			out += "; partial output:\n" + res.Output
@@ -302,11 +328,6 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 		return Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
-	}
-	if r.Checkpointer != nil && tool.Risk() != event.RiskRead {
-		if err := r.checkpoint(ctx, st, c.ID, "after", res.Changed); err != nil {
-			return Outcome{Status: event.StatusFailed, Err: err}, true
-		}
 	}
 	if err != nil {
 		return r.failedCall(ctx, st, c, err.Error())
@@ -318,6 +339,21 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 		return Outcome{Status: event.StatusFailed, Err: err}, true
 	}
 	return Outcome{}, false
+}
+
+// touched returns the workspace-relative paths a call can change: the file
+// tool's path, or nil for a command (anything).
+func (r *Runner) touched(tool tools.Tool, c ToolCall) []string {
+	if tool.Risk() == event.RiskExec {
+		return nil
+	}
+	out := []string{}
+	for _, p := range callPaths(c) {
+		if _, rel, err := tools.Resolve(r.ToolEnv.Workspace, p); err == nil {
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 // finish journals the end of a stretch of the run.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/tools"
 )
 
 // Resume actions of the contract.
@@ -108,11 +109,34 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 			if err := r.unknownOutcome(ctx, st, oc); err != nil {
 				return err
 			}
-		case p.action == ActionRerun && oc.Risk == event.RiskWrite && oc.BeforeCP != "" && r.Checkpointer != nil:
-			if err := r.Checkpointer.RestorePaths(ctx, oc.BeforeCP, callPaths(oc.Call)); err != nil {
-				return Fail(ClassRuntime, fmt.Errorf("redo %s from checkpoint %s: %w", oc.Call.ID, oc.BeforeCP, err))
+		case p.action == ActionRerun && oc.Risk == event.RiskWrite:
+			if err := r.prepareRedo(ctx, oc); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// prepareRedo puts an interrupted file write's path back as it was at its
+// before-checkpoint and removes what a killed atomic write left behind, so
+// the call can run again from the same state.
+func (r *Runner) prepareRedo(ctx context.Context, oc *OpenCall) error {
+	tool, ok := r.Tools.Get(oc.Call.Name)
+	if !ok {
+		return nil
+	}
+	paths := r.touched(tool, oc.Call)
+	for _, p := range paths {
+		if err := tools.RemoveStaleTemps(r.ToolEnv.Workspace, p); err != nil {
+			return Fail(ClassRuntime, fmt.Errorf("redo %s: %w", oc.Call.ID, err))
+		}
+	}
+	if oc.BeforeCP == "" || r.Checkpointer == nil {
+		return nil
+	}
+	if err := r.Checkpointer.RestorePaths(ctx, oc.BeforeCP, paths); err != nil {
+		return Fail(ClassRuntime, fmt.Errorf("redo %s from checkpoint %s: %w", oc.Call.ID, oc.BeforeCP, err))
 	}
 	return nil
 }
@@ -126,10 +150,12 @@ func (r *Runner) unknownOutcome(ctx context.Context, st *State, oc *OpenCall) er
 		if err != nil {
 			return Fail(ClassRuntime, err)
 		}
-		if files == nil {
-			files = []string{}
+		// Compare with the call's own before-checkpoint: the process may have
+		// taken (but not journaled) an after-checkpoint before it died.
+		if files, err = r.Checkpointer.Changed(ctx, oc.BeforeCP, id); err != nil {
+			return Fail(ClassRuntime, err)
 		}
-		if err := r.record(ctx, st, event.Checkpoint, &event.CheckpointData{CheckpointID: id, CallID: oc.Call.ID, Kind: "after", Files: files}); err != nil {
+		if err := r.record(ctx, st, event.Checkpoint, &event.CheckpointData{CheckpointID: id, CallID: oc.Call.ID, Kind: "after", Step: st.Step, Files: files}); err != nil {
 			return err
 		}
 		if len(files) == 0 {

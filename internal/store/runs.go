@@ -167,6 +167,14 @@ func (s *Store) Append(ctx context.Context, ev *event.Event) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET last_seq = ?, updated = ?`+set+` WHERE id = ?`, args...); err != nil {
 		return fmt.Errorf("append %s: %w", ev.Type, err)
 	}
+	if cp, ok := ev.Data.(*event.CheckpointData); ok {
+		files, _ := json.Marshal(cp.Files)
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created)
+			SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`,
+			cp.CheckpointID, ev.Seq, cp.Step, cp.CallID, cp.Kind, string(files), ts, ev.RunID); err != nil {
+			return fmt.Errorf("append %s: index checkpoint: %w", ev.Type, err)
+		}
+	}
 	if a, ok := auditFor(ev); ok {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO audit(time, run_id, action, call_id, detail) VALUES (?, ?, ?, ?, ?)`,
 			ts, ev.RunID, a.Action, a.CallID, a.Detail); err != nil {

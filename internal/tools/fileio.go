@@ -212,3 +212,28 @@ func countLines(s string) int {
 	}
 	return n
 }
+
+// RemoveStaleTemps deletes the temporary files an atomic write of rel left
+// behind when its process was killed between creating and renaming them.
+// Resume calls it before redoing an interrupted write.
+func RemoveStaleTemps(workspace, rel string) error {
+	abs, _, err := ResolveWrite(workspace, rel)
+	if err != nil {
+		return err
+	}
+	matches, err := filepath.Glob(filepath.Join(filepath.Dir(abs), "."+globEscape(filepath.Base(abs))+".tmp-*"))
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if err := os.Remove(m); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("remove stale temporary file: %w", err)
+		}
+	}
+	return nil
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
+	return r.Replace(s)
+}

@@ -1,0 +1,296 @@
+package checkpoint
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Benchmarks run on a generated repository of benchFiles files (20 × 20
+// directories of 50 files, 100–1100 bytes each, a root .gitignore),
+// committed with the git CLI so the user's index exists. Run with
+//
+//	go test -run '^$' -bench . -benchtime 20x ./internal/checkpoint/
+const benchFiles = 20000
+
+// The fixture is generated once per `go test` process (b.TempDir is
+// removed between a benchmark's N=1 and N=20 calls) and removed by TestMain.
+var (
+	benchOnce sync.Once
+	benchDir  string
+	benchWS   string
+	benchErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		_ = os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
+func benchRepo(b *testing.B) string {
+	b.Helper()
+	if !hasGit() {
+		b.Skip("git not installed")
+	}
+	benchOnce.Do(func() {
+		benchDir, benchErr = os.MkdirTemp("", "checkpoint-bench-*")
+		if benchErr == nil {
+			benchWS = filepath.Join(benchDir, "ws")
+			benchErr = makeBenchRepo(b, benchWS)
+		}
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchWS
+}
+
+func makeBenchRepo(b *testing.B, ws string) error {
+	rng := rand.New(rand.NewSource(1))
+	buf := make([]byte, 1100)
+	for i := 0; i < 20; i++ {
+		for j := 0; j < 20; j++ {
+			dir := filepath.Join(ws, fmt.Sprintf("pkg%02d", i), fmt.Sprintf("mod%02d", j))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			for k := 0; k < benchFiles/400; k++ {
+				size := 100 + rng.Intn(1000)
+				for x := range buf[:size] {
+					buf[x] = byte('a' + rng.Intn(26))
+				}
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.go", k)), buf[:size], 0o644); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	write(b, ws, ".gitignore", "*.o\nnode_modules/\n/build/\n")
+	gitCmd(b, ws, nil, "init", "-q")
+	gitCmd(b, ws, nil, "add", "-A")
+	gitCmd(b, ws, nil, "commit", "-q", "-m", "fixture")
+	// Let every file age past the racy window, as in a real checkout.
+	time.Sleep(racySlack + 100*time.Millisecond)
+	return nil
+}
+
+// benchHome is a directory private to one benchmark, kept across its calls.
+func benchHome(b *testing.B) string {
+	return filepath.Join(benchDir, strings.ReplaceAll(b.Name(), "/", "_"))
+}
+
+func benchEdit(b *testing.B, ws, rel string, i int) {
+	b.Helper()
+	write(b, ws, rel, fmt.Sprintf("package x // edit %d %d\n", i, time.Now().UnixNano()))
+}
+
+var benchStores = map[string]*Store{}
+
+// benchStore opens (once per benchmark) a store on the fixture and takes
+// the cold first snapshot, then a warm one.
+func benchStore(b *testing.B, ws string) (*Store, Snapshot) {
+	b.Helper()
+	s, ok := benchStores[b.Name()]
+	if !ok {
+		var err error
+		s, err = Open(benchHome(b), ws)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchStores[b.Name()] = s
+		if _, err := s.Snapshot(bg, Meta{RunID: "bench", Kind: KindBefore}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap, err := s.Snapshot(bg, Meta{RunID: "bench", Kind: KindBefore})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, snap
+}
+
+func BenchmarkCheckpointOneFileEdit(b *testing.B) {
+	ws := benchRepo(b)
+	s, base := benchStore(b, ws)
+	rel := "pkg07/mod11/file023.go"
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		benchEdit(b, ws, rel, i)
+		b.StartTimer()
+		snap, err := s.SnapshotPaths(bg, base, []string{rel}, Meta{RunID: "bench", CallID: "c", Kind: KindAfter})
+		if err != nil {
+			b.Fatal(err)
+		}
+		base = snap
+	}
+}
+
+var fewFiles = []string{"pkg01/mod02/file003.go", "pkg10/mod10/file010.go", "pkg19/mod00/file049.go"}
+
+func BenchmarkCheckpointScanFewChanged(b *testing.B) {
+	ws := benchRepo(b)
+	s, _ := benchStore(b, ws)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for _, f := range fewFiles {
+			benchEdit(b, ws, f, i)
+		}
+		b.StartTimer()
+		if _, err := s.Snapshot(bg, Meta{RunID: "bench", Kind: KindAfter}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(s.lastScan.hashed), "files-hashed/op")
+}
+
+// A new process: open the store (loading the stat cache from disk), then scan.
+func BenchmarkCheckpointScanFewChangedNewProcess(b *testing.B) {
+	ws := benchRepo(b)
+	s, _ := benchStore(b, ws)
+	s.mu.Lock()
+	err := s.stat.save(s.statPath(), s.gen) // what Close would write
+	s.mu.Unlock()
+	if err != nil {
+		b.Fatal(err)
+	}
+	home := benchHome(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for _, f := range fewFiles {
+			benchEdit(b, ws, f, i)
+		}
+		b.StartTimer()
+		s2, err := Open(home, ws)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s2.Snapshot(bg, Meta{RunID: "bench", Kind: KindAfter}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s2.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// gitCLISnapshot is the baseline: the git CLI with its own separate index
+// and git dir: add -A, write-tree, commit-tree.
+type gitCLISnapshot struct {
+	ws, gitDir string
+	env        []string
+	parent     string
+}
+
+func newGitCLI(b *testing.B, ws string) *gitCLISnapshot {
+	g := &gitCLISnapshot{ws: ws, gitDir: filepath.Join(benchHome(b), "cli.git")}
+	g.env = append(os.Environ(), "GIT_INDEX_FILE="+filepath.Join(benchHome(b), "cli.index"),
+		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@a", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@a")
+	if _, err := os.Stat(g.gitDir); err != nil {
+		g.run(b, "init", "-q", "--bare", g.gitDir)
+	}
+	g.snapshot(b) // warm the index
+	return g
+}
+
+func (g *gitCLISnapshot) run(b *testing.B, args ...string) string {
+	cmd := exec.Command("git", args...)
+	cmd.Env = g.env
+	cmd.Dir = g.ws
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (g *gitCLISnapshot) snapshot(b *testing.B) {
+	base := []string{"--git-dir=" + g.gitDir, "--work-tree=" + g.ws}
+	g.run(b, append(base, "add", "-A")...)
+	tree := g.run(b, append(base, "write-tree")...)
+	args := append(base, "commit-tree", tree, "-m", "checkpoint")
+	if g.parent != "" {
+		args = append(args, "-p", g.parent)
+	}
+	g.parent = g.run(b, args...)
+}
+
+func BenchmarkGitCLIWarmIndex(b *testing.B) {
+	ws := benchRepo(b)
+	g := newGitCLI(b, ws)
+	rel := "pkg07/mod11/file023.go"
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		benchEdit(b, ws, rel, i)
+		b.StartTimer()
+		g.snapshot(b)
+	}
+}
+
+func BenchmarkGitCLIWarmIndexFewChanged(b *testing.B) {
+	ws := benchRepo(b)
+	g := newGitCLI(b, ws)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for _, f := range fewFiles {
+			benchEdit(b, ws, f, i)
+		}
+		b.StartTimer()
+		g.snapshot(b)
+	}
+}
+
+// go-git's own worktree Add + Commit, with a separate repository whose
+// worktree is the workspace (the user's .git is not used).
+func BenchmarkGoGitWorktreeAddCommit(b *testing.B) {
+	ws := benchRepo(b)
+	st := filesystem.NewStorage(osfs.New(filepath.Join(benchHome(b), "gogit.git")), cache.NewObjectLRUDefault())
+	if _, err := git.Init(st, nil); err != nil && err != git.ErrRepositoryAlreadyExists {
+		b.Fatal(err)
+	}
+	repo, err := git.Open(st, osfs.New(ws)) // Open writes nothing into the worktree
+	if err != nil {
+		b.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sig := &object.Signature{Name: "a", Email: "a@a", When: time.Now()}
+	commit := func() {
+		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := wt.Commit("checkpoint", &git.CommitOptions{Author: sig, AllowEmptyCommits: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	commit()
+	rel := "pkg07/mod11/file023.go"
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		benchEdit(b, ws, rel, i)
+		b.StartTimer()
+		commit()
+	}
+}

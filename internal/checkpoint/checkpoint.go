@@ -1,0 +1,311 @@
+// Package checkpoint owns the shadow git repositories that hold snapshots
+// ("checkpoints") of a workspace's files: one bare repository per workspace
+// under $AGENT_HOME/checkpoints/<hash>.git, written only through go-git's
+// object storage and plumbing (blobs, trees and commits are built here; no
+// worktree, no index, no git binary at run time). It takes snapshots (a full
+// scan with a stat cache, or an incremental one from a known list of changed
+// paths), diffs them, restores a workspace to one of them and deletes a run's
+// snapshots with a mark-and-sweep prune.
+//
+// It must not touch the user's own .git: the workspace's .git/index,
+// .git/info/exclude, .git/info/attributes and .git/config are only read. It
+// knows nothing of events, the database or the model: callers bind a
+// snapshot's ID to a position in a run's events.
+//
+// Ref layout: every snapshot is a commit whose parent is the previous
+// snapshot of the same run, and each gets its own ref
+// refs/agent/runs/<runID>/<seq> (seq zero-padded to 6 digits, 1-based), so
+// refs are only ever created, never rewritten, and nothing a run keeps can be
+// collected. DeleteRun removes the run's refs and prunes loose objects no
+// longer reachable from any ref.
+//
+// Files beside the repository, in <hash>.git/agent/: "workspace" (the
+// absolute workspace path, for people), "statcache" (per directory: its
+// listing and stat data, and per entry size/mtime/ctime/inode/mode → blob
+// id, plus the tree each directory made; binary, written atomically, last
+// writer wins), "gen" (prune generation: other processes drop their caches
+// when it changes) and "lock" (flock: shared while writing objects, refs and
+// the stat cache, exclusive while pruning). The agent home itself is never
+// part of a snapshot, even when it lies inside the workspace.
+package checkpoint
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/gofrs/flock"
+)
+
+// MaxFileSize is the largest file a snapshot stores; bigger files are left
+// out and listed in Snapshot.Skipped.
+const MaxFileSize = 10 << 20
+
+// Kind says why a snapshot was taken.
+type Kind string
+
+// Kinds of snapshot.
+const (
+	KindBefore   Kind = "before"
+	KindAfter    Kind = "after"
+	KindRollback Kind = "rollback"
+)
+
+// Meta describes a snapshot; it is recorded in the commit message.
+type Meta struct {
+	RunID  string // required: [A-Za-z0-9._-], at most 128 bytes
+	CallID string // the tool call's id; empty for a rollback
+	Kind   Kind
+	Step   int       // the run's step, for listings
+	Event  int64     // the run's event seq this snapshot binds to (0: none)
+	Time   time.Time // zero: now
+}
+
+// Snapshot is one checkpoint: a commit in the shadow repository.
+type Snapshot struct {
+	ID      string // commit hash (hex)
+	Tree    string // root tree hash (hex)
+	Parent  string // previous snapshot of the run; empty for the first
+	RunID   string
+	CallID  string
+	Kind    Kind
+	Seq     int // 1-based position among the run's snapshots
+	Step    int
+	Event   int64
+	Time    time.Time
+	Skipped []string // files left out (over MaxFileSize), sorted
+}
+
+// Action is what a Change does to a path.
+type Action string
+
+// Actions. ActionKept is only returned by Restore: the target has a file at a
+// path where the workspace holds something outside the snapshot (ignored, too
+// large, or a non-empty directory of such files); it was left alone.
+const (
+	ActionAdded    Action = "added"
+	ActionModified Action = "modified"
+	ActionDeleted  Action = "deleted"
+	ActionKept     Action = "kept"
+)
+
+// Change is one path that differs between two snapshots.
+type Change struct {
+	Path   string
+	Action Action
+}
+
+// Store is the shadow repository of one workspace. Its methods are safe for
+// concurrent use (they are serialized by mu); two processes may share the
+// repository (see the package comment on locking).
+type Store struct {
+	mu        sync.Mutex
+	workspace string
+	exclude   string // the agent home, when it lies inside the workspace (slash path)
+	gitDir    string
+	auxDir    string
+	st        *filesystem.Storage
+	lock      *flock.Flock
+
+	gen     uint64                     // prune generation our caches belong to
+	have    map[plumbing.Hash]struct{} // objects known to exist
+	trees   map[plumbing.Hash][]treeEntry
+	heads   map[string]Snapshot // run → newest snapshot
+	snaps   map[plumbing.Hash]Snapshot
+	stat    *statCache
+	ignores map[string]*ignoreFile
+	nonce   uint64
+	uidx    *userIndex
+
+	lastScan scanStats
+}
+
+// Open opens (creating it if needed) the shadow repository of workspace
+// under agentHome/checkpoints.
+func Open(agentHome, workspace string) (*Store, error) {
+	if agentHome == "" {
+		return nil, errors.New("checkpoint: empty agent home")
+	}
+	ws, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: workspace %q: %w", workspace, err)
+	}
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	fi, err := os.Stat(ws)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: workspace: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("checkpoint: workspace %s is not a directory", ws)
+	}
+	sum := sha256.Sum256([]byte(ws))
+	root := filepath.Join(agentHome, "checkpoints")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	gitDir := filepath.Join(root, hex.EncodeToString(sum[:16])+".git")
+	if err := initRepo(gitDir); err != nil {
+		return nil, err
+	}
+	aux := filepath.Join(gitDir, "agent")
+	if err := os.MkdirAll(aux, 0o700); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	wsFile := filepath.Join(aux, "workspace")
+	if b, err := os.ReadFile(wsFile); err != nil || string(b) != ws+"\n" {
+		if err := writeFileAtomic(wsFile, []byte(ws+"\n"), 0o600); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	exclude := ""
+	if h, err := filepath.Abs(agentHome); err == nil {
+		if r, err := filepath.EvalSymlinks(h); err == nil {
+			h = r
+		}
+		if rel, err := filepath.Rel(ws, h); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			exclude = filepath.ToSlash(rel) // "." when the agent home is the workspace
+		}
+	}
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
+	s := &Store{
+		workspace: ws,
+		exclude:   exclude,
+		gitDir:    gitDir,
+		auxDir:    aux,
+		st:        st,
+		lock:      flock.New(filepath.Join(aux, "lock"), flock.SetPermissions(0o600)),
+		trees:     map[plumbing.Hash][]treeEntry{},
+		snaps:     map[plumbing.Hash]Snapshot{},
+		heads:     map[string]Snapshot{},
+		ignores:   map[string]*ignoreFile{},
+	}
+	s.resetCaches()
+	s.gen = s.readGen()
+	return s, nil
+}
+
+func initRepo(gitDir string) error {
+	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(gitDir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	_, err := git.PlainInit(gitDir, true)
+	if err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
+		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
+	}
+	return nil
+}
+
+// GitDir is the shadow repository's directory (use git --git-dir=... to
+// inspect it).
+func (s *Store) GitDir() string { return s.gitDir }
+
+// Workspace is the absolute, symlink-resolved workspace root.
+func (s *Store) Workspace() string { return s.workspace }
+
+// Close writes the stat cache if it changed and releases the store.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.withShared(func() error {
+		if s.stat == nil || !s.stat.dirty {
+			return nil
+		}
+		return s.stat.save(s.statPath(), s.gen)
+	})
+	if e := s.st.Close(); e != nil && err == nil {
+		err = fmt.Errorf("checkpoint: close: %w", e)
+	}
+	return err
+}
+
+// resetCaches drops everything that assumes objects exist in the store.
+func (s *Store) resetCaches() {
+	s.have = map[plumbing.Hash]struct{}{}
+	s.stat = nil
+}
+
+// withShared runs fn under the shared store lock, first dropping our caches
+// if another process pruned the repository since we filled them.
+func (s *Store) withShared(fn func() error) error {
+	if err := s.lock.RLock(); err != nil {
+		return fmt.Errorf("checkpoint: lock: %w", err)
+	}
+	defer func() { _ = s.lock.Unlock() }()
+	if g := s.readGen(); g != s.gen {
+		s.resetCaches()
+		s.heads = map[string]Snapshot{}
+		s.snaps = map[plumbing.Hash]Snapshot{}
+		s.gen = g
+	}
+	return fn()
+}
+
+func (s *Store) genPath() string  { return filepath.Join(s.auxDir, "gen") }
+func (s *Store) statPath() string { return filepath.Join(s.auxDir, "statcache") }
+
+func (s *Store) readGen() uint64 {
+	b, err := os.ReadFile(s.genPath())
+	if err != nil {
+		return 0
+	}
+	g, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return g
+}
+
+// excluded reports whether rel is the agent home or lies below it: the
+// shadow repositories are never part of a snapshot.
+func (s *Store) excluded(rel string) bool {
+	return s.exclude != "" && (s.exclude == "." || rel == s.exclude || strings.HasPrefix(rel, s.exclude+"/"))
+}
+
+// writeFileAtomic writes data to a temporary file beside name and renames it.
+func writeFileAtomic(name string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if e := f.Chmod(perm); e != nil && err == nil {
+		err = e
+	}
+	if e := f.Close(); e != nil && err == nil {
+		err = e
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}
+
+func validRunID(id string) error {
+	if id == "" || len(id) > 128 || id[0] == '.' || strings.HasSuffix(id, ".lock") || strings.Contains(id, "..") {
+		return fmt.Errorf("checkpoint: invalid run id %q", id)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return fmt.Errorf("checkpoint: invalid run id %q", id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,325 @@
+package checkpoint
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// treeEntry is one entry of a git tree.
+type treeEntry struct {
+	name string
+	mode filemode.FileMode
+	hash plumbing.Hash
+}
+
+// maxCachedTrees bounds the decoded-tree cache (entries are small).
+const maxCachedTrees = 200000
+
+func modeString(m filemode.FileMode) string {
+	switch m {
+	case filemode.Dir:
+		return "40000"
+	case filemode.Executable:
+		return "100755"
+	case filemode.Symlink:
+		return "120000"
+	case filemode.Submodule:
+		return "160000"
+	}
+	return "100644"
+}
+
+// entryLess is git's tree order: directories compare as if named "name/".
+func entryLess(a, b *treeEntry) bool {
+	an, bn := a.name, b.name
+	n := min(len(an), len(bn))
+	if an[:n] != bn[:n] {
+		return an[:n] < bn[:n]
+	}
+	ac, bc := byte(0), byte(0)
+	if len(an) > n {
+		ac = an[n]
+	} else if a.mode == filemode.Dir {
+		ac = '/'
+	}
+	if len(bn) > n {
+		bc = bn[n]
+	} else if b.mode == filemode.Dir {
+		bc = '/'
+	}
+	return ac < bc
+}
+
+func sameEntries(a, b []treeEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func encodeTree(es []treeEntry) []byte {
+	n := 0
+	for i := range es {
+		n += len(es[i].name) + 28
+	}
+	buf := make([]byte, 0, n)
+	for i := range es {
+		buf = append(buf, modeString(es[i].mode)...)
+		buf = append(buf, ' ')
+		buf = append(buf, es[i].name...)
+		buf = append(buf, 0)
+		buf = append(buf, es[i].hash[:]...)
+	}
+	return buf
+}
+
+func decodeTree(data []byte) ([]treeEntry, error) {
+	var es []treeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil, errors.New("malformed tree entry mode")
+		}
+		m, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		if err != nil {
+			return nil, fmt.Errorf("malformed tree entry mode: %w", err)
+		}
+		data = data[sp+1:]
+		nul := bytes.IndexByte(data, 0)
+		if nul < 0 || len(data) < nul+1+20 {
+			return nil, errors.New("malformed tree entry")
+		}
+		e := treeEntry{name: string(data[:nul]), mode: filemode.FileMode(m)}
+		copy(e.hash[:], data[nul+1:nul+21])
+		es = append(es, e)
+		data = data[nul+21:]
+	}
+	return es, nil
+}
+
+// hashObject is git's object id: sha1("<type> <len>\0" + data).
+func hashObject(t plumbing.ObjectType, data []byte) plumbing.Hash {
+	h := sha1.New()
+	hdr := make([]byte, 0, 32)
+	hdr = append(hdr, t.String()...)
+	hdr = append(hdr, ' ')
+	hdr = strconv.AppendInt(hdr, int64(len(data)), 10)
+	hdr = append(hdr, 0)
+	h.Write(hdr)
+	h.Write(data)
+	var out plumbing.Hash
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// hasObject reports whether h is in the shadow store (memoized).
+func (s *Store) hasObject(h plumbing.Hash) bool {
+	if _, ok := s.have[h]; ok {
+		return true
+	}
+	if s.st.HasEncodedObject(h) != nil {
+		return false
+	}
+	s.markHave(h)
+	return true
+}
+
+func (s *Store) markHave(h plumbing.Hash) { s.have[h] = struct{}{} }
+
+// writeObject stores data as an object of type t whose id is h, unless the
+// store already has it. Loose objects are written to a temporary file and
+// renamed by go-git, so concurrent writers are safe.
+func (s *Store) writeObject(t plumbing.ObjectType, data []byte, h plumbing.Hash) error {
+	if s.hasObject(h) {
+		return nil
+	}
+	w, header, err := s.st.LazyWriter()
+	if err != nil {
+		return fmt.Errorf("checkpoint: write object: %w", err)
+	}
+	err = header(t, int64(len(data)))
+	if err == nil {
+		_, err = w.Write(data)
+	}
+	if e := w.Close(); e != nil && err == nil {
+		err = e
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: write object %s: %w", h, err)
+	}
+	if hw, ok := w.(interface{ Hash() plumbing.Hash }); ok && hw.Hash() != h {
+		return fmt.Errorf("checkpoint: object hash mismatch: %s != %s", hw.Hash(), h)
+	}
+	s.markHave(h)
+	return nil
+}
+
+// writeBlob stores data as a blob and returns its id.
+func (s *Store) writeBlob(data []byte) (plumbing.Hash, error) {
+	h := hashObject(plumbing.BlobObject, data)
+	return h, s.writeObject(plumbing.BlobObject, data, h)
+}
+
+// writeTree stores a tree of sorted entries, remembers its decoded form and
+// returns its id.
+func (s *Store) writeTree(es []treeEntry) (plumbing.Hash, error) {
+	data := encodeTree(es)
+	h := hashObject(plumbing.TreeObject, data)
+	if err := s.writeObject(plumbing.TreeObject, data, h); err != nil {
+		return h, err
+	}
+	s.cacheTree(h, es)
+	return h, nil
+}
+
+func (s *Store) cacheTree(h plumbing.Hash, es []treeEntry) {
+	if len(s.trees) >= maxCachedTrees {
+		s.trees = map[plumbing.Hash][]treeEntry{}
+	}
+	s.trees[h] = es
+}
+
+// emptyTree is the id of the tree with no entries.
+var emptyTree = hashObject(plumbing.TreeObject, nil)
+
+// readTree returns a tree's entries (shared: do not modify).
+func (s *Store) readTree(h plumbing.Hash) ([]treeEntry, error) {
+	if h == emptyTree || h.IsZero() {
+		return nil, nil
+	}
+	if es, ok := s.trees[h]; ok {
+		return es, nil
+	}
+	data, err := s.readRaw(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	es, err := decodeTree(data)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: tree %s: %w", h, err)
+	}
+	s.cacheTree(h, es)
+	return es, nil
+}
+
+func (s *Store) readRaw(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	obj, err := s.st.EncodedObject(t, h)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read %s %s: %w", t, h, err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read %s %s: %w", t, h, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: read %s %s: %w", t, h, err)
+	}
+	return data, nil
+}
+
+// writeCommit stores a commit and returns its id.
+func (s *Store) writeCommit(c *object.Commit) (plumbing.Hash, error) {
+	obj := s.st.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: encode commit: %w", err)
+	}
+	h, err := s.st.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: write commit: %w", err)
+	}
+	s.markHave(h)
+	return h, nil
+}
+
+// resolveTree accepts a commit or tree id (or a unique prefix of one; ""
+// is the empty tree) and returns the tree id.
+func (s *Store) resolveTree(id string) (plumbing.Hash, error) {
+	if id == "" {
+		return emptyTree, nil
+	}
+	h, err := s.resolveHash(id)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	obj, err := s.st.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s: %w", id, err)
+	}
+	switch obj.Type() {
+	case plumbing.TreeObject:
+		return h, nil
+	case plumbing.CommitObject:
+		c, err := object.DecodeCommit(s.st, obj)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s: %w", id, err)
+		}
+		return c.TreeHash, nil
+	}
+	return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s is a %s, not a snapshot", id, obj.Type())
+}
+
+// resolveHash turns a full or abbreviated (≥ 4 hex digits) id into a hash.
+func (s *Store) resolveHash(id string) (plumbing.Hash, error) {
+	if len(id) == 40 {
+		if !plumbing.IsHash(id) {
+			return plumbing.ZeroHash, fmt.Errorf("checkpoint: invalid id %q", id)
+		}
+		return plumbing.NewHash(id), nil
+	}
+	if len(id) < 4 || len(id) > 40 {
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: invalid id %q", id)
+	}
+	b, err := hexPrefix(id)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: invalid id %q: %w", id, err)
+	}
+	hs, err := s.st.HashesWithPrefix(b)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s: %w", id, err)
+	}
+	var match []plumbing.Hash
+	for _, h := range hs {
+		if len(h.String()) >= len(id) && h.String()[:len(id)] == id {
+			match = append(match, h)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: no snapshot %q: %w", id, plumbing.ErrObjectNotFound)
+	case 1:
+		return match[0], nil
+	}
+	return plumbing.ZeroHash, fmt.Errorf("checkpoint: ambiguous id %q", id)
+}
+
+func hexPrefix(id string) ([]byte, error) {
+	var out []byte
+	for i := 0; i+1 < len(id); i += 2 {
+		v, err := strconv.ParseUint(id[i:i+2], 16, 8)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, byte(v))
+	}
+	if len(id)%2 == 1 {
+		if _, err := strconv.ParseUint(id[len(id)-1:], 16, 8); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,270 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// refPrefix is the private namespace of the snapshots' refs.
+const refPrefix = "refs/agent/runs/"
+
+func refName(runID string, seq int) plumbing.ReferenceName {
+	return plumbing.ReferenceName(fmt.Sprintf("%s%s/%06d", refPrefix, runID, seq))
+}
+
+// parseRef splits refs/agent/runs/<run>/<seq>.
+func parseRef(name plumbing.ReferenceName) (run string, seq int, ok bool) {
+	rest, found := strings.CutPrefix(name.String(), refPrefix)
+	if !found {
+		return "", 0, false
+	}
+	i := strings.LastIndexByte(rest, '/')
+	if i <= 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(rest[i+1:])
+	if err != nil || n <= 0 {
+		return "", 0, false
+	}
+	return rest[:i], n, true
+}
+
+var signature = object.Signature{Name: "agent", Email: "agent@localhost"}
+
+// commitSnapshot records tree as the run's next snapshot.
+func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) (Snapshot, error) {
+	head, err := s.head(meta.RunID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	t := meta.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
+	t = t.UTC().Truncate(time.Second)
+	if len(skipped) == 0 {
+		skipped = nil
+	}
+	snap := Snapshot{
+		Tree: tree.String(), Parent: head.ID, RunID: meta.RunID, CallID: meta.CallID,
+		Kind: meta.Kind, Seq: head.Seq + 1, Step: meta.Step, Event: meta.Event, Time: t, Skipped: skipped,
+	}
+	sig := signature
+	sig.When = t
+	c := &object.Commit{Author: sig, Committer: sig, Message: formatMessage(&snap), TreeHash: tree}
+	if head.ID != "" {
+		c.ParentHashes = []plumbing.Hash{plumbing.NewHash(head.ID)}
+	}
+	h, err := s.writeCommit(c)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap.ID = h.String()
+	if err := s.st.SetReference(plumbing.NewHashReference(refName(meta.RunID, snap.Seq), h)); err != nil {
+		return Snapshot{}, fmt.Errorf("checkpoint: set ref: %w", err)
+	}
+	s.heads[meta.RunID] = snap
+	s.snaps[h] = snap
+	return snap, nil
+}
+
+// head is the run's newest snapshot (zero if none). The cached head is
+// trusted while no ref past it exists.
+func (s *Store) head(runID string) (Snapshot, error) {
+	if h, ok := s.heads[runID]; ok {
+		if _, err := s.st.Reference(refName(runID, h.Seq+1)); errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return h, nil
+		}
+	}
+	refs, err := s.runRefs(runID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if len(refs) == 0 {
+		return Snapshot{}, nil
+	}
+	h, err := s.getHash(refs[len(refs)-1].Hash())
+	if err != nil {
+		return Snapshot{}, err
+	}
+	s.heads[runID] = h
+	return h, nil
+}
+
+// runRefs returns the run's refs ordered by seq.
+func (s *Store) runRefs(runID string) ([]*plumbing.Reference, error) {
+	it, err := s.st.IterReferences()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: refs: %w", err)
+	}
+	var out []*plumbing.Reference
+	seqs := map[plumbing.ReferenceName]int{}
+	err = it.ForEach(func(r *plumbing.Reference) error {
+		run, seq, ok := parseRef(r.Name())
+		if ok && run == runID && r.Type() == plumbing.HashReference {
+			out = append(out, r)
+			seqs[r.Name()] = seq
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: refs: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool { return seqs[out[i].Name()] < seqs[out[j].Name()] })
+	return out, nil
+}
+
+// Get returns the snapshot with that id (a commit hash, or a unique prefix
+// of at least 4 hex digits).
+func (s *Store) Get(id string) (Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, err := s.resolveHash(id)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return s.getHash(h)
+}
+
+func (s *Store) getHash(h plumbing.Hash) (Snapshot, error) {
+	if snap, ok := s.snaps[h]; ok {
+		return snap, nil
+	}
+	obj, err := s.st.EncodedObject(plumbing.CommitObject, h)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("checkpoint: snapshot %s: %w", h, err)
+	}
+	c, err := object.DecodeCommit(s.st, obj)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("checkpoint: snapshot %s: %w", h, err)
+	}
+	snap, err := parseMessage(c.Message)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("checkpoint: snapshot %s: %w", h, err)
+	}
+	snap.ID = h.String()
+	snap.Tree = c.TreeHash.String()
+	if len(c.ParentHashes) > 0 {
+		snap.Parent = c.ParentHashes[0].String()
+	}
+	snap.Time = c.Committer.When.UTC()
+	s.snaps[h] = snap
+	return snap, nil
+}
+
+// List returns the run's snapshots, oldest first.
+func (s *Store) List(runID string) ([]Snapshot, error) {
+	if err := validRunID(runID); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	refs, err := s.runRefs(runID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Snapshot, 0, len(refs))
+	for _, r := range refs {
+		snap, err := s.getHash(r.Hash())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, snap)
+	}
+	return out, nil
+}
+
+// Runs lists the runs that have snapshots in this store, sorted.
+func (s *Store) Runs() ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it, err := s.st.IterReferences()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: refs: %w", err)
+	}
+	set := map[string]bool{}
+	_ = it.ForEach(func(r *plumbing.Reference) error {
+		if run, _, ok := parseRef(r.Name()); ok {
+			set[run] = true
+		}
+		return nil
+	})
+	out := make([]string, 0, len(set))
+	for r := range set {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Commit message layout: a subject, a blank line, then one "Key: value"
+// trailer a line. Values that are not plain are Go-quoted.
+func formatMessage(snap *Snapshot) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "agent checkpoint %d (%s)\n\n", snap.Seq, snap.Kind)
+	kv := func(k, v string) { fmt.Fprintf(&b, "%s: %s\n", k, quoteIfNeeded(v)) }
+	kv("Agent-Run", snap.RunID)
+	if snap.CallID != "" {
+		kv("Agent-Call", snap.CallID)
+	}
+	kv("Agent-Kind", string(snap.Kind))
+	kv("Agent-Seq", strconv.Itoa(snap.Seq))
+	kv("Agent-Step", strconv.Itoa(snap.Step))
+	if snap.Event != 0 {
+		kv("Agent-Event", strconv.FormatInt(snap.Event, 10))
+	}
+	for _, p := range snap.Skipped {
+		kv("Agent-Skipped", p)
+	}
+	return b.String()
+}
+
+func quoteIfNeeded(v string) string {
+	if v == "" || strings.TrimSpace(v) != v || strings.HasPrefix(v, `"`) || strconv.Quote(v) != `"`+v+`"` {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+func parseMessage(msg string) (Snapshot, error) {
+	var snap Snapshot
+	_, body, _ := strings.Cut(msg, "\n\n")
+	for _, line := range strings.Split(body, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(v, `"`) {
+			if u, err := strconv.Unquote(v); err == nil {
+				v = u
+			}
+		}
+		switch k {
+		case "Agent-Run":
+			snap.RunID = v
+		case "Agent-Call":
+			snap.CallID = v
+		case "Agent-Kind":
+			snap.Kind = Kind(v)
+		case "Agent-Seq":
+			snap.Seq, _ = strconv.Atoi(v)
+		case "Agent-Step":
+			snap.Step, _ = strconv.Atoi(v)
+		case "Agent-Event":
+			snap.Event, _ = strconv.ParseInt(v, 10, 64)
+		case "Agent-Skipped":
+			snap.Skipped = append(snap.Skipped, v)
+		}
+	}
+	if snap.RunID == "" {
+		return snap, errors.New("not an agent checkpoint")
+	}
+	return snap, nil
+}

@@ -1,0 +1,136 @@
+package repomap
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// gitCommits is how many commits of history are read for recency.
+const gitCommits = 50
+
+var (
+	gitMemoMu sync.Mutex
+	gitMemo   = map[string]map[string]float64{} // root + HEAD -> recency
+)
+
+// gitRecent returns, for files under root (slash paths relative to it),
+// a recency weight from the last gitCommits commits: a file touched by the
+// newest commit weighs 1, by the k-th newest 1/(k+1), summed. Errors (no
+// repository, shallow history) yield an empty result.
+func gitRecent(ctx context.Context, root string) map[string]float64 {
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil
+	}
+	prefix, err := filepath.Rel(wt.Filesystem.Root(), root)
+	if err != nil || strings.HasPrefix(prefix, "..") {
+		return nil
+	}
+	prefix = filepath.ToSlash(prefix)
+	if prefix == "." {
+		prefix = ""
+	} else {
+		prefix += "/"
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return nil
+	}
+	key := root + "\x00" + head.Hash().String()
+	gitMemoMu.Lock()
+	if m, ok := gitMemo[key]; ok {
+		gitMemoMu.Unlock()
+		return m
+	}
+	gitMemoMu.Unlock()
+
+	iter, err := repo.Log(&git.LogOptions{From: head.Hash()})
+	if err != nil {
+		return nil
+	}
+	defer iter.Close()
+	out := map[string]float64{}
+	for k := 0; k < gitCommits && ctx.Err() == nil; k++ {
+		c, err := iter.Next()
+		if err != nil {
+			break
+		}
+		tree, err := c.Tree()
+		if err != nil {
+			break
+		}
+		var parent *object.Tree
+		if c.NumParents() > 0 {
+			if p, err := c.Parent(0); err == nil {
+				parent, _ = p.Tree()
+			}
+		}
+		changes, err := object.DiffTreeWithOptions(ctx, parent, tree, nil)
+		if err != nil {
+			break
+		}
+		for _, ch := range changes {
+			name := ch.To.Name
+			if name == "" {
+				continue // deleted
+			}
+			if rel, ok := strings.CutPrefix(name, prefix); ok {
+				out[rel] += 1 / float64(k+1)
+			}
+		}
+	}
+	gitMemoMu.Lock()
+	if len(gitMemo) > 64 {
+		clear(gitMemo)
+	}
+	gitMemo[key] = out
+	gitMemoMu.Unlock()
+	return out
+}
+
+// mtimeRecent picks up to n files modified distinctly later than the rest
+// (newer than the 90th percentile and within a week of the newest), which
+// catches uncommitted edits; a tree unpacked at one time yields none.
+func mtimeRecent(files []*srcFile, n int) []string {
+	if len(files) == 0 {
+		return nil
+	}
+	ts := make([]int64, 0, len(files))
+	for _, f := range files {
+		ts = append(ts, f.mtime)
+	}
+	slices.Sort(ts)
+	p90 := ts[len(ts)*9/10]
+	newest := ts[len(ts)-1]
+	const week = int64(7 * 24 * 3600 * 1e9)
+	var cand []*srcFile
+	for _, f := range files {
+		if f.mtime > p90 && f.mtime >= newest-week {
+			cand = append(cand, f)
+		}
+	}
+	slices.SortFunc(cand, func(a, b *srcFile) int {
+		if a.mtime != b.mtime {
+			if a.mtime > b.mtime {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.rel, b.rel)
+	})
+	var out []string
+	for _, f := range cand[:min(n, len(cand))] {
+		out = append(out, f.rel)
+	}
+	return out
+}

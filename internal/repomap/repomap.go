@@ -1,0 +1,84 @@
+// Package repomap owns the repository map: it extracts definitions and
+// references from source files (Go through go/parser; Python, JavaScript,
+// TypeScript, Rust and Java through tree-sitter in cgo builds or a coarser
+// line scanner without cgo), ranks files and definitions with a personalized
+// PageRank over the reference graph, and renders the best part of the
+// skeleton, plus a short orientation section for newcomers, within a token
+// budget counted with tiktoken.
+//
+// It must not touch the command line, the SQLite store or the network: the
+// command wires flags into Options, and persistence reaches this package only
+// through the Cache interface. It reads files under Options.Root (and the git
+// history of the repository containing it) and never writes to the tree; the
+// only file it writes is a FileCache's own file, when asked to Save.
+package repomap
+
+import "context"
+
+// DefaultTokens is the budget used when Options.Tokens is zero or negative.
+const DefaultTokens = 1024
+
+// DefaultEncoding is the tiktoken encoding used to count tokens.
+const DefaultEncoding = "o200k_base"
+
+// Options configures Build.
+type Options struct {
+	// Root is the directory to map. Required.
+	Root string
+	// Tokens is the budget for Map.Text (default DefaultTokens).
+	Tokens int
+	// Focus lists files (relative to Root or absolute) the user wants the
+	// map to centre on; they seed the ranking and stay in the output.
+	Focus []string
+	// Query is the user's request; identifiers and paths named in it seed
+	// the ranking.
+	Query string
+	// Conversation lists files already in the model's context. They seed
+	// the ranking and weigh their references ×50, but their own
+	// definitions are left out of the map, as the model already sees them.
+	Conversation []string
+	// Cache stores extracted tags between runs; nil means no caching.
+	Cache Cache
+	// Workers is the number of parallel parsers (default 2).
+	Workers int
+	// Encoding names the tiktoken encoding (default DefaultEncoding).
+	Encoding string
+}
+
+// Map is the rendered repository map.
+type Map struct {
+	Budget int    `json:"budget"`
+	Tokens int    `json:"tokens"`
+	Files  []File `json:"files"`
+	Text   string `json:"text"`
+	Stats  Stats  `json:"stats"`
+}
+
+// File is one file shown in the map, in rank order.
+type File struct {
+	Path    string   `json:"path"`
+	Rank    float64  `json:"rank"`
+	Symbols []Symbol `json:"symbols"`
+}
+
+// Symbol is one definition shown in the map.
+type Symbol struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Line      int    `json:"line"`
+	Signature string `json:"signature"`
+}
+
+// Stats counts the source files seen by one Build.
+type Stats struct {
+	Files   int `json:"files"`   // source files found
+	Parsed  int `json:"parsed"`  // parsed in this run
+	Cached  int `json:"cached"`  // taken from the cache
+	Skipped int `json:"skipped"` // large (> 1 MiB), generated, minified or unparsable files
+}
+
+// Build walks opts.Root, extracts (or reuses cached) tags, ranks and
+// renders the map within opts.Tokens tokens.
+func Build(ctx context.Context, opts Options) (*Map, error) {
+	return build(ctx, opts)
+}
