@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,12 +69,39 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 		return Snapshot{}, err
 	}
 	snap.ID = h.String()
-	if err := s.st.SetReference(plumbing.NewHashReference(refName(meta.RunID, snap.Seq), h)); err != nil {
-		return Snapshot{}, fmt.Errorf("checkpoint: set ref: %w", err)
+	if err := s.setRef(refName(meta.RunID, snap.Seq), h); err != nil {
+		return Snapshot{}, err
 	}
 	s.heads[meta.RunID] = snap
 	s.snaps[h] = snap
 	return snap, nil
+}
+
+// setRef writes a loose ref atomically (temp file + rename), so a process
+// killed at any instant leaves the ref either absent or whole, never empty.
+func (s *Store) setRef(name plumbing.ReferenceName, h plumbing.Hash) error {
+	p := filepath.Join(s.gitDir, filepath.FromSlash(name.String()))
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("checkpoint: set ref: %w", err)
+	}
+	// The temporary file lives outside refs/, where a leftover can never be
+	// mistaken for a ref.
+	f, err := os.CreateTemp(s.auxDir, ".ref-*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: set ref: %w", err)
+	}
+	_, err = f.WriteString(h.String() + "\n")
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("checkpoint: set ref: %w", err)
+	}
+	return nil
 }
 
 // head is the run's newest snapshot (zero if none). The cached head is

@@ -132,6 +132,7 @@ type CheckpointData struct {
 	CheckpointID string   `json:"checkpoint_id"`
 	CallID       string   `json:"call_id"`
 	Kind         string   `json:"kind,omitempty"` // before, after, rollback
+	Step         int      `json:"step"`
 	Files        []string `json:"files"`
 }
 
