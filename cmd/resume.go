@@ -42,6 +42,7 @@ without a message prints its final answer.`,
 	fl.StringVar(&opt.Approve, "approve", "", "allow the pending call CALL_ID once")
 	fl.StringVar(&opt.Deny, "deny", "", "deny the pending call CALL_ID (with --note, the model is told why and the run goes on)")
 	fl.StringVar(&opt.Note, "note", "", "a note to the model that goes with --deny")
+	fl.StringVar(&opt.Scope, "scope", "once", "with --approve: once (this call only) or run (calls like it, for this run, until [approvals] run_grant_ttl)")
 	fl.StringVar(&message, "message", "", "add a new user message and continue")
 	fl.BoolVar(&headless, "headless", false, "never open the TUI (the default when stdout is not a terminal)")
 	return c
@@ -95,6 +96,11 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 	state := agent.Fold(run.ID, evs)
 	if state.Approval == "" {
 		state.Approval, state.Model, state.Workspace = set.Approval, set.Model, ""
+		state.Allow, state.Deny = set.Allow, set.Deny
+	}
+	// The run keeps the rules it started with; today's config can only add denials.
+	if err := s.useApprover(run.ID, set.Approval, state.Allow, append(append([]string{}, state.Deny...), set.Deny...)); err != nil {
+		return err
 	}
 	if err := s.runner.Begin(ctx, state, run.Prompt); err != nil {
 		return withCode(ExitFailed, err)

@@ -87,6 +87,9 @@ func runPrompt(cmd *cobra.Command, f *runFlags, prompt string) error {
 	}
 	defer s.close()
 	runID := store.NewRunID()
+	if err := s.useApprover(runID, set.Approval, set.Allow, set.Deny); err != nil {
+		return err
+	}
 	fmt.Fprintf(os.Stderr, "run: %s\n", runID)
 	if err := s.store.CreateRun(ctx, store.Run{ID: runID, Workspace: set.Workspace, Model: set.Model, Approval: set.Approval, Prompt: s.redact(prompt)}); err != nil {
 		return withCode(ExitFailed, err)
@@ -95,6 +98,7 @@ func runPrompt(cmd *cobra.Command, f *runFlags, prompt string) error {
 		return err
 	}
 	st := agent.NewState(runID, set.Workspace, set.Model, set.Approval)
+	st.Allow, st.Deny = set.Allow, set.Deny
 	if err := s.runner.Start(ctx, st, prompt); err != nil {
 		return withCode(ExitFailed, err)
 	}

@@ -65,7 +65,6 @@ func openSession(ctx context.Context, set *settings, f *runFlags, cmd *cobra.Com
 		Provider:     prov,
 		Tools:        tools.Default(),
 		Journal:      st,
-		Approver:     agent.ModeApprover{Mode: set.Approval},
 		Redactor:     red,
 		Checkpointer: checkpoint.Checkpointer{Store: cps},
 		Observer:     obs,

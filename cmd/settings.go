@@ -1,13 +1,16 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
-
-	"agent/internal/store"
 	"path/filepath"
+	"time"
+
+	"agent/internal/config"
+	"agent/internal/store"
 )
 
-// settings is the effective configuration of one command.
+// settings is the effective configuration of one command that drives a run.
 type settings struct {
 	Workspace string
 	Home      string
@@ -21,39 +24,46 @@ type settings struct {
 
 	RedactPII       bool
 	InternalDomains []string
+	Retention       time.Duration
+	Sample          float64
+	RunGrantTTL     time.Duration
 }
 
-// loadSettings resolves flags over environment over defaults. prior, when
-// resuming, supplies the run's own model and approval mode as defaults.
+// loadSettings resolves flag > environment > project file > user file >
+// default (internal/config). prior, when resuming, supplies the run's own
+// model and approval mode in place of file and default values.
 func loadSettings(f *runFlags, prior *store.Run) (*settings, error) {
 	ws, err := resolveWorkspace(f.dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &settings{Workspace: ws, Model: "gpt-4.1", BaseURL: "https://api.openai.com/v1", Approval: "ask"}
+	cfg, warnings, err := config.Load(ws, config.Sources{Flags: config.Flags{
+		Model: f.model, BaseURL: f.baseURL, Approval: f.approval, Allow: f.allow, Deny: f.deny,
+	}})
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "agent: warning:", w)
+	}
+	s := &settings{
+		Workspace: ws, Home: cfg.Home, Model: cfg.Model, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
+		Approval: cfg.Approval.String(), Allow: cfg.Allow, Deny: cfg.Deny, Window: cfg.ContextWindow,
+		RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains, Retention: cfg.Retention,
+		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL,
+	}
 	if prior != nil {
-		s.Model, s.Approval = prior.Model, prior.Approval
-	}
-	pick := func(dst *string, flag, env string) {
-		if v := os.Getenv(env); v != "" {
-			*dst = v
+		if o := cfg.Origin["model"]; o != config.FromFlag && o != config.FromEnv && prior.Model != "" {
+			s.Model = prior.Model
 		}
-		if flag != "" {
-			*dst = flag
+		if o := cfg.Origin["approval"]; o != config.FromFlag && o != config.FromEnv && prior.Approval != "" {
+			s.Approval = prior.Approval
 		}
 	}
-	pick(&s.Model, f.model, "AGENT_MODEL")
-	pick(&s.BaseURL, f.baseURL, "OPENAI_BASE_URL")
-	pick(&s.Approval, f.approval, "AGENT_APPROVAL")
-	s.APIKey = os.Getenv("OPENAI_API_KEY")
-	s.Home = os.Getenv("AGENT_HOME")
-	if s.Home == "" {
-		base := os.Getenv("XDG_STATE_HOME")
-		if base == "" {
-			h, _ := os.UserHomeDir()
-			base = filepath.Join(h, ".local", "state")
+	if f.replay == "" {
+		if err := cfg.CheckAPIKey(); err != nil {
+			return nil, usageErr("%v", err)
 		}
-		s.Home = filepath.Join(base, "agent")
 	}
 	return s, nil
 }

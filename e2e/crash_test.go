@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -85,4 +86,34 @@ func TestSIGKILLLeavesConsistentJournal(t *testing.T) {
 			t.Fatalf("kill %d: %d runs in the journal, want %d", i, n, i+1)
 		}
 	}
+}
+
+// killAfterEvent runs the agent with --json and SIGKILLs it as soon as an
+// event of type typ is printed (it is committed by then).
+func (e *env) killAfterEvent(t *testing.T, typ string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agentBin, args...)
+	cmd.Env = e.environ()
+	cmd.Dir = e.ws
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev traceEvent
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == typ {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	for sc.Scan() {
+	}
+	cmd.Wait()
 }

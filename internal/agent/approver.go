@@ -41,6 +41,13 @@ type ApprovalDecision struct {
 	Reason   string // why, for the tool error the model gets on a denial
 	// Pending: nobody can decide now (headless); the run pauses.
 	Pending bool
+	// Diff is the change a file tool would make, when the approver computed it.
+	Diff string
+}
+
+// Granter is implemented by approvers that keep "allow for this run" grants.
+type Granter interface {
+	Grant(ctx context.Context, req ApprovalRequest) error
 }
 
 // Approver decides whether a call that is not read-only may run. It must

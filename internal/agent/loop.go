@@ -56,7 +56,7 @@ func (r *Runner) record(ctx context.Context, st *State, typ event.Type, data any
 // Start journals the beginning of a new run and its prompt.
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, event.RunStarted, &event.RunStartedData{
-		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, MaxSteps: r.maxSteps(),
+		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
 	}); err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 	if st.Workspace == "" {
 		if err := r.record(ctx, st, event.RunStarted, &event.RunStartedData{
-			Workspace: r.ToolEnv.Workspace, Model: r.Context.Model, Approval: st.Approval, MaxSteps: r.maxSteps(),
+			Workspace: r.ToolEnv.Workspace, Model: r.Context.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
 		}); err != nil {
 			return err
 		}
@@ -225,6 +225,7 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 		}
 		switch {
 		case dec.Pending:
+			req.Diff = dec.Diff
 			if oc.Approval == nil {
 				if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: c.ID, Pending: true}); err != nil {
 					return Outcome{Status: event.StatusFailed, Err: err}, true

@@ -23,6 +23,7 @@ type ResumeOptions struct {
 	Approve string // call id to allow once
 	Deny    string // call id to deny
 	Note    string // the note that goes with Deny
+	Scope   string // ScopeOnce (default) or ScopeRun for Approve
 }
 
 // ResumeError is a resume request that does not fit the run (exit 2).
@@ -60,9 +61,13 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 	if opt.Note != "" && opt.Deny == "" {
 		return &ResumeError{Msg: "--note goes with --deny CALL_ID"}
 	}
+	if opt.Scope != "" && opt.Scope != ScopeOnce && opt.Scope != ScopeRun {
+		return &ResumeError{Msg: "--scope is once or run"}
+	}
 	type plan struct {
-		oc     *OpenCall
-		action string
+		oc      *OpenCall
+		action  string
+		unknown bool // a command that may have run: answer "outcome unknown"
 	}
 	var plans []plan
 	var report []event.InterruptedCall
@@ -71,7 +76,7 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 			continue // never started: the loop runs it as usual
 		}
 		a := oc.Approval
-		action := ActionRerun
+		action, unknown := ActionRerun, false
 		switch {
 		case a != nil && a.Pending && oc.Call.ID == opt.Approve:
 		case a != nil && a.Pending && oc.Call.ID == opt.Deny:
@@ -81,9 +86,9 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 		case a != nil && a.Decision == Deny:
 			action = ActionNotRerun
 		case oc.Risk == event.RiskExec && oc.BeforeCP != "":
-			action = ActionNotRerun
+			action, unknown = ActionNotRerun, true
 		}
-		plans = append(plans, plan{oc, action})
+		plans = append(plans, plan{oc, action, unknown})
 		report = append(report, event.InterruptedCall{CallID: oc.Call.ID, Name: oc.Call.Name, Action: action})
 	}
 	if report == nil {
@@ -96,7 +101,16 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 		oc := p.oc
 		switch {
 		case oc.Call.ID == opt.Approve:
-			if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: oc.Call.ID, Decision: Allow, Scope: ScopeOnce,
+			scope := ScopeOnce
+			if opt.Scope == ScopeRun {
+				scope = ScopeRun
+				if g, ok := r.Approver.(Granter); ok {
+					if err := g.Grant(ctx, ApprovalRequest{CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk}); err != nil {
+						return Fail(ClassRuntime, err)
+					}
+				}
+			}
+			if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: oc.Call.ID, Decision: Allow, Scope: scope,
 				Source: SourceUser, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
 				return err
 			}
@@ -105,7 +119,7 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 				Source: SourceUser, Note: r.redact(opt.Note), ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
 				return err
 			}
-		case p.action == ActionNotRerun && oc.Risk == event.RiskExec:
+		case p.unknown:
 			if err := r.unknownOutcome(ctx, st, oc); err != nil {
 				return err
 			}

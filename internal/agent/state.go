@@ -12,6 +12,8 @@ type State struct {
 	Workspace string
 	Model     string
 	Approval  string
+	Allow     []string // the run's rules, from run_started
+	Deny      []string
 	Messages  []Message
 	Step      int
 	ToolCalls int
@@ -71,6 +73,7 @@ func (s *State) Apply(ev event.Event) {
 	switch d := ev.Data.(type) {
 	case *event.RunStartedData:
 		s.Workspace, s.Model, s.Approval = d.Workspace, d.Model, d.Approval
+		s.Allow, s.Deny = d.Allow, d.Deny
 		s.Status = event.StatusRunning
 	case *event.UserMessageData:
 		s.addMessage(Message{Role: RoleUser, Content: d.Text}, ev.Seq)

@@ -68,11 +68,13 @@ const (
 )
 
 type RunStartedData struct {
-	Workspace string `json:"workspace"`
-	Model     string `json:"model"`
-	Approval  string `json:"approval"`
-	BaseURL   string `json:"base_url,omitempty"`
-	MaxSteps  int    `json:"max_steps,omitempty"`
+	Workspace string   `json:"workspace"`
+	Model     string   `json:"model"`
+	Approval  string   `json:"approval"`
+	BaseURL   string   `json:"base_url,omitempty"`
+	MaxSteps  int      `json:"max_steps,omitempty"`
+	Allow     []string `json:"allow,omitempty"` // the run's allow rules, kept for resume
+	Deny      []string `json:"deny,omitempty"`  // the run's deny rules, kept for resume
 }
 
 type UserMessageData struct {

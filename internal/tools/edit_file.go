@@ -40,47 +40,76 @@ func (EditFile) Schema() *Schema {
 }
 
 func (t EditFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	p, err := t.plan(ctx, env, raw)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := writeAtomic(p.abs, []byte(p.content), p.old.mode); err != nil {
+		return Result{}, fmt.Errorf("edit_file: %s: %w", p.rel, err)
+	}
+	var out string
+	if !p.old.found {
+		out = fmt.Sprintf("created %s (%d lines)", p.rel, countLines(p.content))
+	} else {
+		noun := "occurrence"
+		if p.count != 1 {
+			noun += "s"
+		}
+		out = fmt.Sprintf("edited %s: replaced %d %s, ", p.rel, p.count, noun) + diffSummary(string(p.old.data), p.content)
+	}
+	return Result{Output: Truncate(out, MaxOutput), Changed: []string{p.rel}}, nil
+}
+
+// Preview returns the change the call would make, for an approval prompt.
+func (t EditFile) Preview(ctx context.Context, env *Env, raw json.RawMessage) (string, error) {
+	p, err := t.plan(ctx, env, raw)
+	if err != nil {
+		return "", err
+	}
+	return p.preview(), nil
+}
+
+// plan computes what an edit would write, without writing.
+func (t EditFile) plan(ctx context.Context, env *Env, raw json.RawMessage) (*writePlan, error) {
 	var a editFileArgs
 	if err := decodeArgs(t.Name(), raw, &a); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if err := checkEnv(t.Name(), env); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if a.Path == "" {
-		return Result{}, &ArgError{Tool: t.Name(), Field: "path", Problem: `missing required field "path"`}
+		return nil, &ArgError{Tool: t.Name(), Field: "path", Problem: `missing required field "path"`}
 	}
 	if a.OldString == a.NewString {
-		return Result{}, fmt.Errorf("edit_file: old_string and new_string are identical; nothing to change")
+		return nil, fmt.Errorf("edit_file: old_string and new_string are identical; nothing to change")
 	}
 	if err := refusePlaceholder(t.Name(), a.NewString); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	abs, rel, err := ResolveWrite(env.Workspace, a.Path)
 	if err != nil {
-		return Result{}, fmt.Errorf("edit_file: %w", err)
+		return nil, fmt.Errorf("edit_file: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("edit_file: %w", err)
+		return nil, fmt.Errorf("edit_file: %w", err)
 	}
 	old, err := loadExisting(abs, rel)
 	if err != nil {
-		return Result{}, fmt.Errorf("edit_file: %w", err)
+		return nil, fmt.Errorf("edit_file: %w", err)
 	}
-
-	var content string
-	count := 0
+	p := &writePlan{abs: abs, rel: rel, old: old}
 	switch {
 	case !old.found && a.OldString == "":
-		content = a.NewString
+		p.content = a.NewString
 	case !old.found:
-		return Result{}, fmt.Errorf("edit_file: %s: file not found (to create a file, use write_file or an empty old_string): %w", rel, fs.ErrNotExist)
+		return nil, fmt.Errorf("edit_file: %s: file not found (to create a file, use write_file or an empty old_string): %w", rel, fs.ErrNotExist)
 	case a.OldString == "" && len(old.data) > 0:
-		return Result{}, fmt.Errorf("edit_file: old_string is empty but %s already exists; give the text to replace, or use write_file to replace the whole file", rel)
+		return nil, fmt.Errorf("edit_file: old_string is empty but %s already exists; give the text to replace, or use write_file to replace the whole file", rel)
 	case isBinary(old.data):
-		return Result{}, fmt.Errorf("edit_file: %s is a binary file; edit_file only edits text", rel)
+		return nil, fmt.Errorf("edit_file: %s is a binary file; edit_file only edits text", rel)
 	case a.OldString == "":
-		content = a.NewString // an existing empty file
+		p.content = a.NewString // an existing empty file
 	default:
 		text := string(old.data)
 		oldS, newS := a.OldString, a.NewString
@@ -90,33 +119,20 @@ func (t EditFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resul
 				oldS = toCRLF(oldS) // the model sent LF for a CRLF file
 			}
 		}
-		count = strings.Count(text, oldS)
+		p.count = strings.Count(text, oldS)
 		switch {
-		case count == 0:
-			return Result{}, fmt.Errorf("edit_file: old_string not found in %s; %s", rel, notFoundHint(text, a.OldString))
-		case count > 1 && !a.ReplaceAll:
-			return Result{}, fmt.Errorf("edit_file: old_string found %d times in %s; add context to make it unique or set replace_all", count, rel)
+		case p.count == 0:
+			return nil, fmt.Errorf("edit_file: old_string not found in %s; %s", rel, notFoundHint(text, a.OldString))
+		case p.count > 1 && !a.ReplaceAll:
+			return nil, fmt.Errorf("edit_file: old_string found %d times in %s; add context to make it unique or set replace_all", p.count, rel)
 		}
 		if a.ReplaceAll {
-			content = strings.ReplaceAll(text, oldS, newS)
+			p.content = strings.ReplaceAll(text, oldS, newS)
 		} else {
-			content = strings.Replace(text, oldS, newS, 1)
+			p.content = strings.Replace(text, oldS, newS, 1)
 		}
 	}
-	if err := writeAtomic(abs, []byte(content), old.mode); err != nil {
-		return Result{}, fmt.Errorf("edit_file: %s: %w", rel, err)
-	}
-	var out string
-	if !old.found {
-		out = fmt.Sprintf("created %s (%d lines)", rel, countLines(content))
-	} else {
-		noun := "occurrence"
-		if count != 1 {
-			noun += "s"
-		}
-		out = fmt.Sprintf("edited %s: replaced %d %s, ", rel, count, noun) + diffSummary(string(old.data), content)
-	}
-	return Result{Output: Truncate(out, MaxOutput), Changed: []string{rel}}, nil
+	return p, nil
 }
 
 // notFoundHint helps the model find why old_string did not match: it points at

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -236,4 +238,26 @@ func RemoveStaleTemps(workspace, rel string) error {
 func globEscape(s string) string {
 	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
 	return r.Replace(s)
+}
+
+// writePlan is what a file tool would write: computed first, so that an
+// approval prompt can show the change before anything is written.
+type writePlan struct {
+	abs, rel string
+	old      existing
+	content  string
+	count    int // edit_file: occurrences replaced
+}
+
+func (p *writePlan) preview() string {
+	if !p.old.found {
+		return fmt.Sprintf("new file %s (%d lines)\n%s", p.rel, countLines(p.content), Truncate(p.content, 4000))
+	}
+	return p.rel + ": " + diffSummary(string(p.old.data), p.content)
+}
+
+// Previewer is implemented by tools that can show their change before it is
+// made (write_file, edit_file).
+type Previewer interface {
+	Preview(ctx context.Context, env *Env, args json.RawMessage) (string, error)
 }

@@ -80,6 +80,12 @@ func (t Glob) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	}
 	more := 0
 	err = walkTree(ctx, root, startRel, func(rel string, d fs.DirEntry) error {
+		if env.hidden(rel) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		sub := strings.TrimPrefix(rel, startRel+"/")
 		if startRel == "." {
 			sub = rel

@@ -85,6 +85,12 @@ func (t Grep) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	} else {
 		root, _ := workspaceRoot(env.Workspace)
 		err = walkTree(ctx, root, rel, func(frel string, d fs.DirEntry) error {
+			if env.hidden(frel) {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
 			if d.IsDir() {
 				return nil
 			}

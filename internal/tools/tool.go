@@ -36,7 +36,12 @@ type Env struct {
 	DefaultTimeoutSec int
 	// Plan receives update_plan's plan (may be nil).
 	Plan func([]PlanStep)
+	// Hidden, when set, names workspace paths that searches (grep, glob) must
+	// skip: the approval policy's read-deny rules, e.g. read_file(.env).
+	Hidden func(rel string) bool
 }
+
+func (e *Env) hidden(rel string) bool { return e != nil && e.Hidden != nil && e.Hidden(rel) }
 
 // PlanStep is one entry of update_plan.
 type PlanStep struct {

@@ -33,49 +33,67 @@ func (WriteFile) Schema() *Schema {
 }
 
 func (t WriteFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	p, err := t.plan(ctx, env, raw)
+	if err != nil {
+		return Result{}, err
+	}
+	if p.old.found && string(p.old.data) == p.content {
+		return Result{Output: fmt.Sprintf("%s unchanged (the content is identical)", p.rel)}, nil
+	}
+	if err := writeAtomic(p.abs, []byte(p.content), p.old.mode); err != nil {
+		return Result{}, fmt.Errorf("write_file: %s: %w", p.rel, err)
+	}
+	var out string
+	if !p.old.found {
+		out = fmt.Sprintf("created %s (%d lines, %d bytes)", p.rel, countLines(p.content), len(p.content))
+	} else {
+		out = fmt.Sprintf("wrote %s (%d lines, %d bytes", p.rel, countLines(p.content), len(p.content))
+		if p.old.crlf {
+			out += ", CRLF line endings kept"
+		}
+		out += ")\n" + diffSummary(string(p.old.data), p.content)
+	}
+	return Result{Output: Truncate(out, MaxOutput), Changed: []string{p.rel}}, nil
+}
+
+// Preview returns the change the call would make, for an approval prompt.
+func (t WriteFile) Preview(ctx context.Context, env *Env, raw json.RawMessage) (string, error) {
+	p, err := t.plan(ctx, env, raw)
+	if err != nil {
+		return "", err
+	}
+	return p.preview(), nil
+}
+
+// plan computes what a write would put on disk, without writing.
+func (t WriteFile) plan(ctx context.Context, env *Env, raw json.RawMessage) (*writePlan, error) {
 	var a writeFileArgs
 	if err := decodeArgs(t.Name(), raw, &a); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if err := checkEnv(t.Name(), env); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if a.Path == "" {
-		return Result{}, &ArgError{Tool: t.Name(), Field: "path", Problem: `missing required field "path"`}
+		return nil, &ArgError{Tool: t.Name(), Field: "path", Problem: `missing required field "path"`}
 	}
 	if err := refusePlaceholder(t.Name(), a.Content); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	abs, rel, err := ResolveWrite(env.Workspace, a.Path)
 	if err != nil {
-		return Result{}, fmt.Errorf("write_file: %w", err)
+		return nil, fmt.Errorf("write_file: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("write_file: %w", err)
+		return nil, fmt.Errorf("write_file: %w", err)
 	}
 	old, err := loadExisting(abs, rel)
 	if err != nil {
-		return Result{}, fmt.Errorf("write_file: %w", err)
+		return nil, fmt.Errorf("write_file: %w", err)
 	}
-	content := a.Content
+	p := &writePlan{abs: abs, rel: rel, old: old, content: a.Content}
 	if old.crlf {
-		content = toCRLF(content)
+		p.content = toCRLF(p.content)
 	}
-	if old.found && string(old.data) == content {
-		return Result{Output: fmt.Sprintf("%s unchanged (the content is identical)", rel)}, nil
-	}
-	if err := writeAtomic(abs, []byte(content), old.mode); err != nil {
-		return Result{}, fmt.Errorf("write_file: %s: %w", rel, err)
-	}
-	var out string
-	if !old.found {
-		out = fmt.Sprintf("created %s (%d lines, %d bytes)", rel, countLines(content), len(content))
-	} else {
-		out = fmt.Sprintf("wrote %s (%d lines, %d bytes", rel, countLines(content), len(content))
-		if old.crlf {
-			out += ", CRLF line endings kept"
-		}
-		out += ")\n" + diffSummary(string(old.data), content)
-	}
-	return Result{Output: Truncate(out, MaxOutput), Changed: []string{rel}}, nil
+	return p, nil
 }

@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func newAuditCmd() *cobra.Command {
+	var asJSON bool
+	var runID string
+	c := &cobra.Command{
+		Use:   "audit",
+		Short: "Show the audit log: approval decisions, rollbacks, exports, deletions (newest last)",
+		Long: `Show the audit log. Every approval decision (by a person, a rule or the mode) is
+written in the same transaction as its approval event, before the call runs;
+rollbacks, exports and deletions are recorded too. The log is append-only.`,
+		Example: `  agent audit
+  agent audit --run 20261129T203216-3f9a1c --json | jq -r '.[] | [.action, .call_id, .detail] | @tsv'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			st, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			id := ""
+			if runID != "" {
+				run, err := st.GetRun(ctx, runID)
+				if err != nil {
+					// A deleted run keeps its audit rows: accept its exact id.
+					id = runID
+				} else {
+					id = run.ID
+				}
+			}
+			rows, err := st.AuditLog(ctx, id)
+			if err != nil {
+				return withCode(ExitFailed, err)
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), rows)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "TIME\tRUN\tACTION\tCALL\tDETAIL")
+			for _, r := range rows {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.RunID), r.Action, dash(r.CallID), r.Detail)
+			}
+			return tw.Flush()
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")
+	c.Flags().StringVar(&runID, "run", "", "only this run's rows")
+	return c
+}

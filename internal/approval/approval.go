@@ -1,0 +1,148 @@
+// Package approval owns the Approver the loop asks before every call: it
+// applies the approval policy (mode and shell-aware rules), the run's
+// time-limited "allow for this run" grants, and, when a person must decide,
+// either asks a Prompter (the TUI) or reports the call as pending, which
+// pauses a headless run.
+//
+// It must not run tools or write the journal: the loop journals every
+// decision it returns before the call runs.
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"agent/internal/agent"
+	"agent/internal/policy"
+	"agent/internal/tools"
+)
+
+// Prompter asks a person. It must honour ctx cancellation.
+type Prompter interface {
+	Ask(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error)
+}
+
+// Grants keeps a run's "allow for this run" grants.
+type Grants interface {
+	// ActiveGrants returns the rule texts granted for runID that have not
+	// expired at now.
+	ActiveGrants(ctx context.Context, runID string, now time.Time) ([]string, error)
+	AddGrant(ctx context.Context, runID, rule string, now, expires time.Time) error
+}
+
+// Approver decides calls for one run.
+type Approver struct {
+	Policy   *policy.Policy
+	RunID    string
+	Grants   Grants   // nil: no run grants
+	Prompter Prompter // nil: headless, a call that needs a person is pending
+	TTL      time.Duration
+	Tools    *tools.Registry
+	ToolEnv  *tools.Env
+	Now      func() time.Time
+}
+
+func (a *Approver) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+// Approve implements agent.Approver.
+func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error) {
+	call := policy.MakeCall(req.Tool, req.Risk, json.RawMessage(req.Arguments), a.Policy.Workspace)
+	d := a.Policy.Decide(call)
+	switch d.Action {
+	case policy.Allow:
+		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeOnce, Source: d.Source, Rule: d.Rule, Reason: d.Reason}, nil
+	case policy.Deny:
+		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: d.Source, Rule: d.Rule, Reason: d.Reason}, nil
+	}
+	if rule, ok, err := a.granted(ctx, call); err != nil {
+		return agent.ApprovalDecision{}, err
+	} else if ok {
+		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeRun, Source: agent.SourceUser, Rule: rule,
+			Reason: "allowed for this run by an earlier decision"}, nil
+	}
+	req.Diff = a.preview(ctx, req)
+	if a.Prompter == nil {
+		return agent.ApprovalDecision{Pending: true, Reason: d.Reason, Diff: req.Diff}, nil
+	}
+	dec, err := a.Prompter.Ask(ctx, req)
+	if err != nil {
+		return agent.ApprovalDecision{}, err
+	}
+	dec.Source = agent.SourceUser
+	if dec.Decision == agent.Allow && dec.Scope == agent.ScopeRun {
+		if err := a.Grant(ctx, req); err != nil {
+			return agent.ApprovalDecision{}, err
+		}
+	}
+	return dec, nil
+}
+
+// Grant records an "allow for this run" grant covering calls like req.
+func (a *Approver) Grant(ctx context.Context, req agent.ApprovalRequest) error {
+	if a.Grants == nil {
+		return nil
+	}
+	ttl := a.TTL
+	if ttl <= 0 {
+		ttl = time.Hour
+	}
+	now := a.now()
+	return a.Grants.AddGrant(ctx, a.RunID, GrantRule(req.Tool, json.RawMessage(req.Arguments)), now, now.Add(ttl))
+}
+
+// GrantRule is the rule a run grant stores: the tool and its exact main
+// argument (glob characters escaped), so it covers the same call again.
+func GrantRule(tool string, args json.RawMessage) string {
+	arg := policy.MainArg(tool, args)
+	if arg == "" {
+		return tool
+	}
+	esc := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`).Replace(arg)
+	return fmt.Sprintf("%s(%s)", tool, esc)
+}
+
+func (a *Approver) granted(ctx context.Context, call policy.Call) (string, bool, error) {
+	if a.Grants == nil {
+		return "", false, nil
+	}
+	rules, err := a.Grants.ActiveGrants(ctx, a.RunID, a.now())
+	if err != nil || len(rules) == 0 {
+		return "", false, err
+	}
+	p, err := policy.New(policy.ModeAsk, rules, nil, a.Policy.Workspace)
+	if err != nil {
+		return "", false, nil // a grant that no longer parses grants nothing
+	}
+	if d := p.Decide(call); d.Action == policy.Allow && d.Source == policy.SourceRule {
+		return d.Rule, true, nil
+	}
+	return "", false, nil
+}
+
+// preview renders the change a file tool would make.
+func (a *Approver) preview(ctx context.Context, req agent.ApprovalRequest) string {
+	if a.Tools == nil {
+		return ""
+	}
+	t, ok := a.Tools.Get(req.Tool)
+	if !ok {
+		return ""
+	}
+	pv, ok := t.(tools.Previewer)
+	if !ok {
+		return ""
+	}
+	out, err := pv.Preview(ctx, a.ToolEnv, json.RawMessage(req.Arguments))
+	if err != nil {
+		return "(no preview: " + err.Error() + ")"
+	}
+	return out
+}
