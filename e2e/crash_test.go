@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -116,4 +119,57 @@ func (e *env) killAfterEvent(t *testing.T, typ string, args ...string) {
 	for sc.Scan() {
 	}
 	cmd.Wait()
+}
+
+// SIGINT or SIGTERM during a command kills its process group, records the
+// run as interrupted, exits 130, and `agent resume` continues it.
+func TestSignalInterruptsAndResumes(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "gate")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			e := newEnv(t, "")
+			_, e.url = newConvServer(t, []map[string]any{
+				turn("", call("c1", "run_command", map[string]any{"command": "echo started > started.txt; cat " + fifo + "; echo finished > finished.txt"})),
+				turn("the command was interrupted; stopping"),
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, agentBin, "run", "--approval", "full-auto", "wait")
+			cmd.Env = e.environ()
+			cmd.Dir = e.ws
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Opening the gate for writing returns once the command reads it.
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Process.Signal(sig)
+			err = cmd.Wait()
+			f.Close()
+			if code := cmd.ProcessState.ExitCode(); code != 130 {
+				t.Fatalf("exit %d (%v), want 130\n%s", code, err, stderr.String())
+			}
+			if _, err := os.Stat(filepath.Join(e.ws, "finished.txt")); err == nil {
+				t.Error("the command went on after the signal: its process group was not killed")
+			}
+			id := runID(t, stderr.String())
+			if s := e.status(id); s != "interrupted" {
+				t.Errorf("status %s, want interrupted", s)
+			}
+			if res := resultOf(e.trace(id), "c1"); res.Status != "interrupted" {
+				t.Errorf("c1 result %+v, want interrupted", res)
+			}
+			r := e.run("resume", id)
+			if r.code != 0 || e.status(id) != "completed" {
+				t.Errorf("resume: exit %d, status %s\n%s", r.code, e.status(id), r.stderr)
+			}
+		})
+	}
 }
