@@ -50,10 +50,14 @@ func describe(ev event.Event) string {
 	case *event.ModelRequestData:
 		return fmt.Sprintf("step %d: asking the model (%d tokens of context)", d.Step, d.Context.TotalTokens)
 	case *event.AssistantMessageData:
-		if d.Text == "" {
-			return ""
+		if d.Text != "" {
+			return "assistant: " + oneLine(d.Text, 160)
 		}
-		return "assistant: " + oneLine(d.Text, 160)
+		names := make([]string, len(d.ToolCalls))
+		for i, c := range d.ToolCalls {
+			names[i] = c.Name
+		}
+		return "assistant: (calls " + strings.Join(names, ", ") + ")
 	case *event.ToolCallData:
 		return fmt.Sprintf("→ %s %s [%s] (%s)", d.Name, oneLine(d.Arguments, 120), d.Risk, d.CallID)
 	case *event.ApprovalData:

@@ -89,7 +89,9 @@ func newProvider(set *settings, replayFile string) (agent.Provider, error) {
 		if err != nil {
 			return nil, usageErr("--replay: %v", err)
 		}
-		return replay.NewScripted(sc), nil
+		p := replay.NewScripted(sc)
+		p.FollowConversation = true // so that `agent resume --replay FILE` carries on
+		return p, nil
 	}
 	p, err := openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
 	if err != nil {

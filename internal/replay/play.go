@@ -239,6 +239,20 @@ func (p *player) check(n int, msgs []convMsg, toolNames []string) error {
 	return nil
 }
 
+// seek moves the cursor past the first k turns that answer (fault turns do
+// not produce an assistant message, so they are skipped without counting).
+func (p *player) seek(k int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := 0
+	for ; i < len(p.script.Turns) && k > 0; i++ {
+		if p.script.Turns[i].HTTPStatus == 0 {
+			k--
+		}
+	}
+	p.next = i
+}
+
 // take consumes the next turn for request n and records failed expectations.
 // turnNo counts from 1 and is 0 when the script is exhausted.
 func (p *player) take(n int, msgs []convMsg, raw []byte) (turnNo int, t Turn) {

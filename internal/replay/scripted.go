@@ -49,6 +49,12 @@ type Scripted struct {
 	OnRequest func(n int)
 	// MaxRetries: see the type comment. 0 means DefaultMaxRetries, negative none.
 	MaxRetries int
+	// FollowConversation makes the first request of this provider start where
+	// its conversation is: past as many answering turns as the request has
+	// assistant messages. A new process resuming a run (`agent resume
+	// --replay FILE`) then carries on with the turn that comes next.
+	FollowConversation bool
+	seeked             bool
 
 	mu   sync.Mutex
 	reqs []agent.Request
@@ -80,6 +86,18 @@ func (p *Scripted) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 	}
 	msgs, tools := viewOf(req)
 	raw, _ := json.Marshal(req)
+	p.mu.Lock()
+	if p.FollowConversation && !p.seeked {
+		p.seeked = true
+		k := 0
+		for _, m := range req.Messages {
+			if m.Role == agent.RoleAssistant {
+				k++
+			}
+		}
+		p.play.seek(k)
+	}
+	p.mu.Unlock()
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("replay: %w", err)

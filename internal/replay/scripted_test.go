@@ -190,3 +190,31 @@ func TestScriptedConcurrent(t *testing.T) {
 		t.Errorf("got %v, err %v", got, p.Err())
 	}
 }
+
+func TestScriptedFollowConversation(t *testing.T) {
+	s, err := Parse([]byte(`{"turns":[{"text":"one"},{"http_status":429},{"text":"two"},{"text":"three"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewScripted(s)
+	p.FollowConversation = true
+	req := &agent.Request{Messages: []agent.Message{
+		{Role: agent.RoleUser, Content: "q"}, {Role: agent.RoleAssistant, Content: "one"},
+		{Role: agent.RoleUser, Content: "q2"}, {Role: agent.RoleAssistant, Content: "two"}, {Role: agent.RoleUser, Content: "q3"},
+	}}
+	st, err := p.Stream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for {
+		ev, err := st.Recv()
+		if err != nil {
+			break
+		}
+		text += ev.Text
+	}
+	if text != "three" {
+		t.Errorf("a conversation with two answers continues with %q, want the third turn", text)
+	}
+}

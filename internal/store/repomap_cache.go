@@ -152,7 +152,7 @@ func (c *RepomapCache) FlushContext(ctx context.Context) error {
 			gone = append(gone, p)
 		}
 	}
-	if false && len(pending) == 0 && len(gone) == 0 {
+	if len(pending) == 0 && len(gone) == 0 {
 		return nil
 	}
 	if err := c.write(ctx, pending, gone); err != nil {

@@ -73,6 +73,9 @@ func Open(ctx context.Context, home string) (*Store, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Deleted content (agent runs rm, prune) is overwritten with zeros, not
+	// left readable in free pages.
+	q.Add("_pragma", "secure_delete(1)")
 	q.Add("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
