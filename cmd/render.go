@@ -57,7 +57,7 @@ func describe(ev event.Event) string {
 		for i, c := range d.ToolCalls {
 			names[i] = c.Name
 		}
-		return "assistant: (calls " + strings.Join(names, ", ") + ")
+		return "assistant: (calls " + strings.Join(names, ", ") + ")"
 	case *event.ToolCallData:
 		return fmt.Sprintf("→ %s %s [%s] (%s)", d.Name, oneLine(d.Arguments, 120), d.Risk, d.CallID)
 	case *event.ApprovalData:

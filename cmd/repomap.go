@@ -1,0 +1,210 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"agent/internal/repomap"
+	"agent/internal/store"
+)
+
+// Bounds of --tokens.
+const (
+	minMapTokens = 64
+	maxMapTokens = 1_000_000
+)
+
+func newRepomapCmd() *cobra.Command {
+	var (
+		dir, query     string
+		focus          []string
+		tokens         int
+		asJSON, noCach bool
+	)
+	c := &cobra.Command{
+		Use:   "repomap [-C DIR] [--tokens N] [--focus PATH]... [--query TEXT] [--json]",
+		Short: "Print the repository map the agent would send for a request",
+		Long: `Print the repository map: a ranked skeleton of the workspace's source files
+(definitions with their signatures) and a short orientation section (README, entry
+points, tree, tests, routes, recent changes), cut to a token budget counted with
+the o200k_base tokenizer. It is the text the model sees for that request.
+
+The ranking is a personalized PageRank over the files' references: identifiers and
+paths named in --query and the files named with --focus pull the map towards them.
+Extracted tags are cached per file in $AGENT_HOME/agent.db, so a second run parses
+only the files that changed.
+
+--json prints {budget, tokens, files: [{path, rank, symbols: [{name, kind, line,
+signature}]}], text, stats}, files in rank order.`,
+		Example: `  agent repomap
+  agent repomap --tokens 4096 --query "why does ServeMux reject this path?"
+  agent repomap -C ~/src/app --focus internal/store/runs.go --focus cmd/run.go
+  agent repomap --json --tokens 512 | jq -r '.files[].path'`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErr("agent repomap takes no arguments (got %q); pass the request with --query %q", args[0], strings.Join(args, " "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tokens < minMapTokens || tokens > maxMapTokens {
+				return usageErr("--tokens %d is out of range: use a budget between %d and %d tokens, e.g. --tokens %d", tokens, minMapTokens, maxMapTokens, repomap.DefaultTokens)
+			}
+			ws, err := resolveWorkspace(dir)
+			if err != nil {
+				return err
+			}
+			focusFiles, err := resolveFocus(ws, focus)
+			if err != nil {
+				return err
+			}
+			opts := repomap.Options{Root: ws, Tokens: tokens, Focus: focusFiles, Query: query, Workers: min(runtime.GOMAXPROCS(0), 8)}
+			if !noCach {
+				st, err := openStore(cmd)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				c, err := st.RepomapCache(cmd.Context(), ws)
+				if err != nil {
+					return withCode(ExitFailed, err)
+				}
+				opts.Cache = softFlush{c}
+			}
+			m, err := repomap.Build(cmd.Context(), opts)
+			if err != nil {
+				if ctxErr := cmd.Context().Err(); ctxErr != nil {
+					return withCode(ExitInterrupted, fmt.Errorf("repomap interrupted: %w", ctxErr))
+				}
+				return withCode(ExitFailed, err)
+			}
+			warnUnmapped(ws, focus, focusFiles, m)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), m)
+			}
+			if m.Stats.Files == 0 {
+				fmt.Fprintf(os.Stderr, "agent: no source files under %s (the map covers Go, Python, JavaScript, TypeScript, Rust and Java)\n", ws)
+			}
+			_, err = fmt.Fprint(cmd.OutOrStdout(), m.Text)
+			return err
+		},
+	}
+	fl := c.Flags()
+	fl.StringVarP(&dir, "dir", "C", "", "workspace directory (default: the git top-level of the current directory)")
+	fl.IntVar(&tokens, "tokens", repomap.DefaultTokens, fmt.Sprintf("token budget of the map (%d to %d)", minMapTokens, maxMapTokens))
+	fl.StringArrayVar(&focus, "focus", nil, "file or directory to centre the map on, relative to the workspace (repeatable)")
+	fl.StringVar(&query, "query", "", "the request: identifiers and paths it names seed the ranking")
+	fl.BoolVar(&asJSON, "json", false, "print the map as JSON")
+	fl.BoolVar(&noCach, "no-cache", false, "parse every file, neither reading nor writing the tag cache")
+	return c
+}
+
+// softFlush turns a failed cache write into a warning: the map is built
+// either way, and the next run parses those files again.
+type softFlush struct{ *store.RepomapCache }
+
+func (s softFlush) Flush() error {
+	if err := s.RepomapCache.Flush(); err != nil {
+		fmt.Fprintf(os.Stderr, "agent: warning: the repo map cache was not saved (the next run parses again): %v\n", err)
+	}
+	return nil
+}
+
+// resolveFocus turns --focus paths into absolute files inside ws. A path
+// is taken relative to the workspace, else to the current directory; a
+// directory stands for the files under it. A path that does not exist or
+// resolves outside the workspace is a usage error.
+func resolveFocus(ws string, focus []string) ([]string, error) {
+	var out []string
+	for _, f := range focus {
+		if strings.TrimSpace(f) == "" {
+			return nil, usageErr("--focus needs a path, e.g. --focus cmd/run.go")
+		}
+		cands := []string{f}
+		if !filepath.IsAbs(f) {
+			cands = []string{filepath.Join(ws, f)}
+			if abs, err := filepath.Abs(f); err == nil && abs != cands[0] {
+				cands = append(cands, abs)
+			}
+		}
+		var real string
+		for _, c := range cands {
+			if r, err := filepath.EvalSymlinks(c); err == nil {
+				real = r
+				break
+			}
+		}
+		if real == "" {
+			return nil, usageErr("--focus %s: no such file in the workspace %s (give a path relative to it)", f, ws)
+		}
+		if rel, err := filepath.Rel(ws, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, usageErr("--focus %s resolves to %s, outside the workspace %s: name a file inside it, or map that tree with -C", f, real, ws)
+		}
+		fi, err := os.Stat(real)
+		if err != nil {
+			return nil, usageErr("--focus %s: %v", f, err)
+		}
+		if !fi.IsDir() {
+			out = append(out, real)
+			continue
+		}
+		err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // unreadable: leave it out, as the map does
+			}
+			if p != real && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				out = append(out, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, withCode(ExitFailed, fmt.Errorf("--focus %s: %w", f, err))
+		}
+	}
+	return out, nil
+}
+
+// warnUnmapped says on stderr which --focus paths left no file in the map
+// (not source, ignored, or without definitions), so a typo is not silent.
+func warnUnmapped(ws string, focus, files []string, m *repomap.Map) {
+	if len(focus) == 0 {
+		return
+	}
+	shown := map[string]bool{}
+	for _, f := range m.Files {
+		shown[f.Path] = true
+	}
+	for _, f := range focus {
+		hit := false
+		for _, abs := range files {
+			rel, err := filepath.Rel(ws, abs)
+			if err != nil {
+				continue
+			}
+			rel = filepath.ToSlash(rel)
+			if !shown[rel] {
+				continue
+			}
+			if p := filepath.ToSlash(filepath.Clean(f)); rel == p || strings.HasPrefix(rel, p+"/") || errors.Is(nil, nil) && matchesFocus(ws, f, abs) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			fmt.Fprintf(os.Stderr, "agent: warning: --focus %s: no file of it is in the map (not a source file the map parses, ignored by .gitignore, or without definitions)\n", f)
+		}
+	}
+}
