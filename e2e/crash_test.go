@@ -173,3 +173,41 @@ func TestSignalInterruptsAndResumes(t *testing.T) {
 		})
 	}
 }
+
+// Two `agent resume` of one run at the same time: one runs, the other exits 2.
+func TestConcurrentResumeIsRefused(t *testing.T) {
+	e := newEnv(t, "")
+	cs, url := newConvServer(t, []map[string]any{
+		turn("", call("c1", "run_command", map[string]any{"command": "true"})),
+		turn("done"),
+	})
+	e.url = url
+	r := e.run("run", "--approval", "ask", "go")
+	id := runID(t, r.stderr)
+	if r.code != 3 {
+		t.Fatalf("exit %d", r.code)
+	}
+	cs.stallAt = 1 // the first resume hangs in its model request
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first := exec.CommandContext(ctx, agentBin, "resume", id, "--approve", "c1")
+	first.Env = e.environ()
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-cs.stalled
+	second := e.run("resume", id, "--approve", "c1")
+	if second.code != 2 || !strings.Contains(second.stderr, "in use by another agent process") {
+		t.Errorf("second resume: exit %d %q, want 2 with a message", second.code, second.stderr)
+	}
+	first.Process.Signal(syscall.SIGTERM)
+	first.Wait()
+	if code := first.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("first resume exit %d after SIGTERM, want 130", code)
+	}
+	// Its lock died with it: the run can be taken over.
+	r = e.run("resume", id)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "done" {
+		t.Errorf("take-over: exit %d stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+}
