@@ -1,12 +1,12 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,14 +23,15 @@ const (
 
 func newRepomapCmd() *cobra.Command {
 	var (
-		dir, query     string
-		focus          []string
-		tokens         int
-		asJSON, noCach bool
+		dir, query      string
+		focus           []string
+		tokens          int
+		asJSON, noCache bool
 	)
 	c := &cobra.Command{
-		Use:   "repomap [-C DIR] [--tokens N] [--focus PATH]... [--query TEXT] [--json]",
-		Short: "Print the repository map the agent would send for a request",
+		Use:                   "repomap [-C DIR] [--tokens N] [--focus PATH]... [--query TEXT] [--json]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Print the repository map the agent would send for a request",
 		Long: `Print the repository map: a ranked skeleton of the workspace's source files
 (definitions with their signatures) and a short orientation section (README, entry
 points, tree, tests, routes, recent changes), cut to a token budget counted with
@@ -61,12 +62,12 @@ signature}]}], text, stats}, files in rank order.`,
 			if err != nil {
 				return err
 			}
-			focusFiles, err := resolveFocus(ws, focus)
+			groups, err := resolveFocus(ws, focus)
 			if err != nil {
 				return err
 			}
-			opts := repomap.Options{Root: ws, Tokens: tokens, Focus: focusFiles, Query: query, Workers: min(runtime.GOMAXPROCS(0), 8)}
-			if !noCach {
+			opts := repomap.Options{Root: ws, Tokens: tokens, Focus: slices.Concat(groups...), Query: query, Workers: min(runtime.GOMAXPROCS(0), 8)}
+			if !noCache {
 				st, err := openStore(cmd)
 				if err != nil {
 					return err
@@ -85,7 +86,7 @@ signature}]}], text, stats}, files in rank order.`,
 				}
 				return withCode(ExitFailed, err)
 			}
-			warnUnmapped(ws, focus, focusFiles, m)
+			warnUnmapped(ws, focus, groups, m)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), m)
 			}
@@ -102,7 +103,7 @@ signature}]}], text, stats}, files in rank order.`,
 	fl.StringArrayVar(&focus, "focus", nil, "file or directory to centre the map on, relative to the workspace (repeatable)")
 	fl.StringVar(&query, "query", "", "the request: identifiers and paths it names seed the ranking")
 	fl.BoolVar(&asJSON, "json", false, "print the map as JSON")
-	fl.BoolVar(&noCach, "no-cache", false, "parse every file, neither reading nor writing the tag cache")
+	fl.BoolVar(&noCache, "no-cache", false, "parse every file, neither reading nor writing the tag cache")
 	return c
 }
 
@@ -117,12 +118,12 @@ func (s softFlush) Flush() error {
 	return nil
 }
 
-// resolveFocus turns --focus paths into absolute files inside ws. A path
-// is taken relative to the workspace, else to the current directory; a
-// directory stands for the files under it. A path that does not exist or
-// resolves outside the workspace is a usage error.
-func resolveFocus(ws string, focus []string) ([]string, error) {
-	var out []string
+// resolveFocus turns --focus paths into absolute files inside ws, one
+// group per path. A path is taken relative to the workspace, else to the
+// current directory; a directory stands for the files under it. A path
+// that does not exist or resolves outside the workspace is a usage error.
+func resolveFocus(ws string, focus []string) ([][]string, error) {
+	var out [][]string
 	for _, f := range focus {
 		if strings.TrimSpace(f) == "" {
 			return nil, usageErr("--focus needs a path, e.g. --focus cmd/run.go")
@@ -152,9 +153,10 @@ func resolveFocus(ws string, focus []string) ([]string, error) {
 			return nil, usageErr("--focus %s: %v", f, err)
 		}
 		if !fi.IsDir() {
-			out = append(out, real)
+			out = append(out, []string{real})
 			continue
 		}
+		var group []string
 		err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable: leave it out, as the map does
@@ -166,45 +168,35 @@ func resolveFocus(ws string, focus []string) ([]string, error) {
 				return nil
 			}
 			if d.Type().IsRegular() {
-				out = append(out, p)
+				group = append(group, p)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, withCode(ExitFailed, fmt.Errorf("--focus %s: %w", f, err))
 		}
+		out = append(out, group)
 	}
 	return out, nil
 }
 
-// warnUnmapped says on stderr which --focus paths left no file in the map
-// (not source, ignored, or without definitions), so a typo is not silent.
-func warnUnmapped(ws string, focus, files []string, m *repomap.Map) {
-	if len(focus) == 0 {
-		return
-	}
+// warnUnmapped says on stderr which --focus paths left no file in the map,
+// so that a typo or a non-source file is not silently ignored.
+func warnUnmapped(ws string, focus []string, groups [][]string, m *repomap.Map) {
 	shown := map[string]bool{}
 	for _, f := range m.Files {
 		shown[f.Path] = true
 	}
-	for _, f := range focus {
+	for i, group := range groups {
 		hit := false
-		for _, abs := range files {
-			rel, err := filepath.Rel(ws, abs)
-			if err != nil {
-				continue
-			}
-			rel = filepath.ToSlash(rel)
-			if !shown[rel] {
-				continue
-			}
-			if p := filepath.ToSlash(filepath.Clean(f)); rel == p || strings.HasPrefix(rel, p+"/") || errors.Is(nil, nil) && matchesFocus(ws, f, abs) {
+		for _, abs := range group {
+			if rel, err := filepath.Rel(ws, abs); err == nil && shown[filepath.ToSlash(rel)] {
 				hit = true
 				break
 			}
 		}
 		if !hit {
-			fmt.Fprintf(os.Stderr, "agent: warning: --focus %s: no file of it is in the map (not a source file the map parses, ignored by .gitignore, or without definitions)\n", f)
+			fmt.Fprintf(os.Stderr, "agent: warning: --focus %s is not in the map (not a source file, ignored by .gitignore, without definitions, or past the budget)\n", focus[i])
 		}
 	}
 }

@@ -83,6 +83,7 @@ SQLite under $AGENT_HOME, so runs can be traced, resumed and audited.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'agent %s --help')", err, c.Name())
 	})
-	root.AddCommand(newRunCmd(), newResumeCmd(), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newResumeCmd(), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newRepomapCmd(), newVersionCmd())
+	root.AddCommand(newRedactCmd(), newExportCmd())
 	return root
 }

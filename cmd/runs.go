@@ -58,6 +58,7 @@ func newRunsCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")
+	c.AddCommand(newRunsRmCmd(), newRunsPruneCmd())
 	return c
 }
 

@@ -99,6 +99,7 @@ func (r *Runner) Run(ctx context.Context, st *State) Outcome {
 }
 
 func (r *Runner) loop(ctx context.Context, st *State) Outcome {
+	start := st.Step // --max-steps bounds each stretch: a resumed run gets a fresh budget
 	for {
 		if len(st.Open) > 0 {
 			if out, stop := r.runOpenCalls(ctx, st); stop {
@@ -108,7 +109,7 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 		if err := ctx.Err(); err != nil {
 			return Outcome{Status: event.StatusInterrupted, Err: err}
 		}
-		if st.Step >= r.maxSteps() {
+		if st.Step-start >= r.maxSteps() {
 			return Outcome{Status: event.StatusFailed, Err: Fail(ClassRuntime,
 				fmt.Errorf("reached --max-steps %d without a final answer; raise --max-steps or narrow the request", r.maxSteps()))}
 		}
