@@ -42,12 +42,22 @@ func dotenvFiles(ws string) []string {
 			}
 			return nil
 		}
-		if n := d.Name(); (n == ".env" || strings.HasPrefix(n, ".env.")) && d.Type().IsRegular() {
+		if n := d.Name(); (n == ".env" || strings.HasPrefix(n, ".env.")) && !templateEnv(n) && d.Type().IsRegular() {
 			out = append(out, p)
 		}
 		return nil
 	})
 	return out
+}
+
+// templateEnv: .env.example and the like hold placeholders, not secrets.
+func templateEnv(name string) bool {
+	for _, s := range []string{".example", ".sample", ".template", ".dist", ".defaults"} {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
 }
 
 var skipDir = map[string]bool{".git": true, "node_modules": true, "vendor": true, ".venv": true, "venv": true, "target": true, "dist": true, "build": true}

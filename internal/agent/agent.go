@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"agent/internal/event"
@@ -60,9 +61,20 @@ type Redactor interface {
 	Redact(s string) string
 }
 
-type noRedact struct{}
+// StreamRedactor is a Redactor that can also redact a stream whose secrets
+// may be split across writes (the model's live text).
+type StreamRedactor interface {
+	Redactor
+	NewStream(w io.Writer) io.WriteCloser
+}
 
-func (noRedact) Redact(s string) string { return s }
+// funcWriter adapts an observer callback to io.Writer.
+type funcWriter func(string)
+
+func (f funcWriter) Write(p []byte) (int, error) {
+	f(string(p))
+	return len(p), nil
+}
 
 // Observer sees each event after it is committed, and streamed text as it
 // arrives (for progress display). Either func may be nil.

@@ -150,6 +150,8 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 	var text strings.Builder
 	var usage Usage
 	asm := newCallAssembler(st.Step)
+	live := r.liveText()
+	defer live.Close()
 	for {
 		se, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -161,9 +163,7 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 		switch se.Kind {
 		case EvTextDelta:
 			text.WriteString(se.Text)
-			if r.Observer.Delta != nil {
-				r.Observer.Delta(r.redact(se.Text))
-			}
+			io.WriteString(live, se.Text)
 		case EvToolCallStart, EvToolCallDelta, EvToolCallEnd:
 			asm.add(se)
 		case EvUsage:
@@ -174,9 +174,87 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 	}
 	calls := asm.calls()
 	for i := range calls {
-		calls[i].Arguments = r.redact(calls[i].Arguments)
+		calls[i].Arguments = r.redactArgs(calls[i].Arguments)
 	}
 	return r.redact(text.String()), calls, usage, nil
+}
+
+// liveText returns where the model's streamed text goes for display: through
+// a streaming redactor, so a secret split across chunks is still caught. A
+// redactor that cannot stream gets the whole text once the turn ends.
+func (r *Runner) liveText() io.WriteCloser {
+	if r.Observer.Delta == nil {
+		return nopWriteCloser{io.Discard}
+	}
+	out := funcWriter(r.Observer.Delta)
+	switch red := r.Redactor.(type) {
+	case nil:
+		return nopWriteCloser{out}
+	case StreamRedactor:
+		return red.NewStream(out)
+	}
+	return &bufferedRedact{r: r.Redactor, w: out}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+type bufferedRedact struct {
+	r Redactor
+	w io.Writer
+	b strings.Builder
+}
+
+func (b *bufferedRedact) Write(p []byte) (int, error) { return b.b.Write(p) }
+func (b *bufferedRedact) Close() error {
+	_, err := io.WriteString(b.w, b.r.Redact(b.b.String()))
+	return err
+}
+
+// redactArgs redacts the string values of a call's JSON arguments, keeping
+// the JSON well-formed (redacting the raw text could swallow quotes and
+// braces). Arguments that do not parse are redacted as text: they are
+// answered with an error anyway.
+func (r *Runner) redactArgs(args string) string {
+	if r.Redactor == nil {
+		return args
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return r.redact(args)
+	}
+	changed := false
+	v = redactValue(r.Redactor, v, &changed)
+	if !changed {
+		return args
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return r.redact(args)
+	}
+	return string(out)
+}
+
+func redactValue(red Redactor, v any, changed *bool) any {
+	switch x := v.(type) {
+	case string:
+		if y := red.Redact(x); y != x {
+			*changed = true
+			return y
+		}
+	case []any:
+		for i := range x {
+			x[i] = redactValue(red, x[i], changed)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = redactValue(red, x[k], changed)
+		}
+	}
+	return v
 }
 
 // runOpenCalls executes the calls of the newest assistant message that have no

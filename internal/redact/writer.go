@@ -195,3 +195,7 @@ func pemBodyOpen(b []byte, hdrEnd int, label []byte) bool {
 	end := "-----END " + string(label) + "-----"
 	return len(rest) < len(end) && end[:len(rest)] == string(rest)
 }
+
+// NewStream is NewWriter as an io.WriteCloser, for consumers that hold the
+// redactor behind a small interface of their own (the loop's live text).
+func (r *Redactor) NewStream(w io.Writer) io.WriteCloser { return r.NewWriter(w) }
