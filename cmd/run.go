@@ -81,6 +81,9 @@ func runPrompt(cmd *cobra.Command, f *runFlags, prompt string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := pruneRetention(ctx, set.Home, set.Retention); err != nil {
+		return err
+	}
 	s, err := openSession(ctx, set, f, cmd)
 	if err != nil {
 		return err

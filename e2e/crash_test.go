@@ -187,7 +187,7 @@ func TestConcurrentResumeIsRefused(t *testing.T) {
 	if r.code != 3 {
 		t.Fatalf("exit %d", r.code)
 	}
-	cs.stallAt = 1 // the first resume hangs in its model request
+	cs.stallOn(1) // the first resume hangs in its model request
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	first := exec.CommandContext(ctx, agentBin, "resume", id, "--approve", "c1")

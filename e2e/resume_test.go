@@ -39,6 +39,13 @@ func newConvServer(t *testing.T, turns []map[string]any) (*convServer, string) {
 	return cs, hs.URL + "/v1"
 }
 
+// stallOn makes the request at conversation position n stall once.
+func (cs *convServer) stallOn(n int) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.stallAt = n
+}
+
 func (cs *convServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
@@ -206,7 +213,7 @@ func TestCrashAndResume(t *testing.T) {
 			e := newEnv(t, "")
 			cs, url := newConvServer(t, turns)
 			e.url = url
-			cs.stallAt = c.stallAt
+			cs.stallOn(c.stallAt)
 			id := e.startAndKill(t, c, cs, fifo)
 
 			gctx, gcancel := context.WithCancel(context.Background())

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"agent/internal/agent"
+	"agent/internal/checkpoint"
 	"agent/internal/event"
 	"agent/internal/replay"
 	"agent/internal/store"
@@ -17,7 +18,7 @@ import (
 
 // benchRun drives one run of b.N steps, each a turn with one call made by
 // mk, through the scripted provider and a real SQLite journal.
-func benchRun(b *testing.B, mk func(i int) (string, string)) {
+func benchRun(b *testing.B, checkpoints bool, mk func(i int) (string, string)) {
 	ws := b.TempDir()
 	for i := 0; i < 50; i++ {
 		os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%d.go", i)), []byte("package x\n\nfunc F() {}\n"), 0o644)
@@ -52,6 +53,14 @@ func benchRun(b *testing.B, mk func(i int) (string, string)) {
 		MaxSteps: b.N + 1,
 		ToolEnv:  &tools.Env{Workspace: ws},
 	}
+	if checkpoints {
+		cps, err := checkpoint.Open(st.Home(), ws)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cps.Close()
+		r.Checkpointer = checkpoint.Checkpointer{Store: cps}
+	}
 	runID := store.NewRunID()
 	if err := st.CreateRun(context.Background(), store.Run{ID: runID, Workspace: ws}); err != nil {
 		b.Fatal(err)
@@ -72,15 +81,16 @@ func benchRun(b *testing.B, mk func(i int) (string, string)) {
 // journaled, scripted turn streamed, call validated and journaled, read_file,
 // result journaled). Goal: ≤ 5 ms on 2 cores.
 func BenchmarkLoopReadStep(b *testing.B) {
-	benchRun(b, func(i int) (string, string) {
+	benchRun(b, false, func(i int) (string, string) {
 		return "read_file", fmt.Sprintf(`{"path":"f%d.go"}`, i%50)
 	})
 }
 
 // BenchmarkLoopWriteStep: the same for a write step (approval journaled,
-// atomic write). Goal: ≤ 25 ms on 2 cores.
+// before and after checkpoints in the shadow repository, atomic write).
+// Goal: ≤ 25 ms on 2 cores.
 func BenchmarkLoopWriteStep(b *testing.B) {
-	benchRun(b, func(i int) (string, string) {
+	benchRun(b, true, func(i int) (string, string) {
 		return "write_file", fmt.Sprintf(`{"path":"out/w%d.txt","content":"line %d\n"}`, i%50, i)
 	})
 }
