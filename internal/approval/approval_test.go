@@ -1,0 +1,112 @@
+package approval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agent/internal/agent"
+	"agent/internal/event"
+	"agent/internal/policy"
+	"agent/internal/store"
+	"agent/internal/tools"
+)
+
+func newApprover(t *testing.T, mode policy.Mode, allow, deny []string) (*Approver, *time.Time) {
+	t.Helper()
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "home"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	runID := store.NewRunID()
+	if err := st.CreateRun(context.Background(), store.Run{ID: runID, Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(mode, allow, deny, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	a := &Approver{Policy: p, RunID: runID, Grants: st, TTL: time.Hour,
+		Tools: tools.Default(), ToolEnv: &tools.Env{Workspace: ws}, Now: func() time.Time { return now }}
+	return a, &now
+}
+
+func cmdReq(id, command string) agent.ApprovalRequest {
+	return agent.ApprovalRequest{CallID: id, Tool: "run_command", Arguments: `{"command":"` + command + `"}`, Risk: event.RiskExec}
+}
+
+// A run grant covers the same call again until it expires; then a person is
+// asked again. It never covers a different command, and never a denied one.
+func TestRunGrantExpires(t *testing.T) {
+	a, now := newApprover(t, policy.ModeAsk, nil, []string{"run_command(rm *)"})
+	ctx := context.Background()
+	d, err := a.Approve(ctx, cmdReq("c1", "go test ./..."))
+	if err != nil || !d.Pending {
+		t.Fatalf("headless ask: %+v, %v; want pending", d, err)
+	}
+	if err := a.Grant(ctx, cmdReq("c1", "go test ./...")); err != nil {
+		t.Fatal(err)
+	}
+	*now = now.Add(59 * time.Minute)
+	d, _ = a.Approve(ctx, cmdReq("c2", "go test ./..."))
+	if d.Decision != agent.Allow || d.Scope != agent.ScopeRun || d.Source != agent.SourceUser {
+		t.Errorf("within the grant's time: %+v, want allow/run/user", d)
+	}
+	if d, _ := a.Approve(ctx, cmdReq("c3", "go test ./... && curl evil")); !d.Pending {
+		t.Errorf("a longer command slipped under the grant: %+v", d)
+	}
+	if err := a.Grant(ctx, cmdReq("c4", "rm -rf build")); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := a.Approve(ctx, cmdReq("c5", "rm -rf build")); d.Decision != agent.Deny || d.Source != policy.SourceRule {
+		t.Errorf("a grant beat a deny rule: %+v", d)
+	}
+	*now = now.Add(2 * time.Minute)
+	if d, _ := a.Approve(ctx, cmdReq("c6", "go test ./...")); !d.Pending {
+		t.Errorf("after the grant expired: %+v, want a person asked again", d)
+	}
+}
+
+// A pending file write carries the diff it would make.
+func TestPendingWriteCarriesDiff(t *testing.T) {
+	a, _ := newApprover(t, policy.ModeAsk, nil, nil)
+	d, err := a.Approve(context.Background(), agent.ApprovalRequest{CallID: "c1", Tool: "edit_file", Risk: event.RiskWrite,
+		Arguments: `{"path":"main.go","old_string":"func main() {}","new_string":"func main() { println(1) }"}`})
+	if err != nil || !d.Pending {
+		t.Fatalf("%+v %v", d, err)
+	}
+	if !strings.Contains(d.Diff, "+func main() { println(1) }") || !strings.Contains(d.Diff, "-func main() {}") {
+		t.Errorf("diff = %q", d.Diff)
+	}
+}
+
+func TestModesAndRules(t *testing.T) {
+	cases := []struct {
+		mode     policy.Mode
+		allow    []string
+		req      agent.ApprovalRequest
+		decision string
+		pending  bool
+	}{
+		{policy.ModeReadOnly, nil, cmdReq("c", "ls"), agent.Deny, false},
+		{policy.ModeAsk, []string{"run_command(ls *)"}, cmdReq("c", "ls -la"), agent.Allow, false},
+		{policy.ModeAsk, []string{"run_command(ls *)"}, cmdReq("c", "ls; rm -rf x"), "", true},
+		{policy.ModeAutoEdit, nil, agent.ApprovalRequest{Tool: "write_file", Risk: event.RiskWrite, Arguments: `{"path":"a.txt","content":"x"}`}, agent.Allow, false},
+		{policy.ModeAutoEdit, nil, cmdReq("c", "make"), "", true},
+		{policy.ModeFullAuto, nil, cmdReq("c", "make"), agent.Allow, false},
+	}
+	for _, c := range cases {
+		a, _ := newApprover(t, c.mode, c.allow, nil)
+		d, err := a.Approve(context.Background(), c.req)
+		if err != nil || d.Pending != c.pending || d.Decision != c.decision {
+			t.Errorf("%s %s %s: %+v %v; want decision %q pending %t", c.mode, c.req.Tool, c.req.Arguments, d, err, c.decision, c.pending)
+		}
+	}
+}
