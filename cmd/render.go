@@ -61,9 +61,6 @@ func describe(ev event.Event) string {
 	case *event.ToolCallData:
 		return fmt.Sprintf("→ %s %s [%s] (%s)", d.Name, oneLine(d.Arguments, 120), d.Risk, d.CallID)
 	case *event.ApprovalData:
-		if d.Pending {
-			return fmt.Sprintf("  ? %s needs a person's approval", d.CallID)
-		}
 		s := fmt.Sprintf("  %s by %s (%s)", d.Decision, d.Source, d.Scope)
 		if d.Rule != "" {
 			s += " rule " + d.Rule

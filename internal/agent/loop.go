@@ -304,12 +304,9 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 		}
 		switch {
 		case dec.Pending:
+			// No decision yet, so no approval event: run_finished with status
+			// awaiting_approval is the journaled fact (Apply marks the call).
 			req.Diff = dec.Diff
-			if oc.Approval == nil {
-				if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: c.ID, Pending: true}); err != nil {
-					return Outcome{Status: event.StatusFailed, Err: err}, true
-				}
-			}
 			return Outcome{Status: event.StatusAwaitingApproval, Pending: &req}, true
 		case risk == event.RiskRead && dec.Decision == Allow:
 			// Reads are never asked; only a denial of a read is an audit fact.

@@ -127,6 +127,15 @@ func (s *State) Apply(ev event.Event) {
 		s.addMessage(Message{Role: RoleUser, Content: rollbackNote(d)}, ev.Seq)
 	case *event.RunFinishedData:
 		s.Status, s.Answer = d.Status, d.Answer
+		if d.Status == event.StatusAwaitingApproval {
+			// The run paused on the first journaled call nobody decided.
+			for _, oc := range s.Open {
+				if oc.Journaled && oc.Approval == nil {
+					oc.Approval = &event.ApprovalData{CallID: oc.Call.ID, Pending: true}
+					break
+				}
+			}
+		}
 	}
 }
 

@@ -127,7 +127,8 @@ type ApprovalData struct {
 	Note     string `json:"note,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 	ArgsHash string `json:"args_hash,omitempty"`
-	Pending  bool   `json:"pending,omitempty"` // a person must decide; the run pauses
+	// Pending is never journaled: State marks the call a paused run waits on.
+	Pending bool `json:"-"`
 }
 
 type CheckpointData struct {

@@ -212,9 +212,6 @@ func foldCounters(ev *event.Event) (string, []any) {
 func auditFor(ev *event.Event) (AuditEntry, bool) {
 	switch d := ev.Data.(type) {
 	case *event.ApprovalData:
-		if d.Pending {
-			return AuditEntry{Action: "approval_requested", CallID: d.CallID, Detail: "awaiting a person's decision"}, true
-		}
 		detail := fmt.Sprintf("%s by %s (scope %s)", d.Decision, d.Source, d.Scope)
 		if d.Rule != "" {
 			detail += "; rule " + d.Rule
