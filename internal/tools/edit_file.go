@@ -75,30 +75,14 @@ func (t EditFile) plan(ctx context.Context, env *Env, raw json.RawMessage) (*wri
 	if err := decodeArgs(t.Name(), raw, &a); err != nil {
 		return nil, err
 	}
-	if err := checkEnv(t.Name(), env); err != nil {
-		return nil, err
-	}
-	if a.Path == "" {
-		return nil, &ArgError{Tool: t.Name(), Field: "path", Problem: `missing required field "path"`}
-	}
-	if a.OldString == a.NewString {
+	if a.OldString == a.NewString && a.Path != "" {
 		return nil, fmt.Errorf("edit_file: old_string and new_string are identical; nothing to change")
 	}
-	if err := refusePlaceholder(t.Name(), a.NewString); err != nil {
+	p, err := startWrite(ctx, env, t.Name(), a.Path, a.NewString)
+	if err != nil {
 		return nil, err
 	}
-	abs, rel, err := ResolveWrite(env.Workspace, a.Path)
-	if err != nil {
-		return nil, fmt.Errorf("edit_file: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("edit_file: %w", err)
-	}
-	old, err := loadExisting(abs, rel)
-	if err != nil {
-		return nil, fmt.Errorf("edit_file: %w", err)
-	}
-	p := &writePlan{abs: abs, rel: rel, old: old}
+	old, rel := p.old, p.rel
 	switch {
 	case !old.found && a.OldString == "":
 		p.content = a.NewString

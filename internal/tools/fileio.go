@@ -240,6 +240,33 @@ func globEscape(s string) string {
 	return r.Replace(s)
 }
 
+// startWrite does what both file tools do before they decide the content:
+// check the environment and the path, refuse placeholders, confine the path
+// and read what is there now.
+func startWrite(ctx context.Context, env *Env, tool, path, content string) (*writePlan, error) {
+	if err := checkEnv(tool, env); err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return nil, &ArgError{Tool: tool, Field: "path", Problem: `missing required field "path"`}
+	}
+	if err := refusePlaceholder(tool, content); err != nil {
+		return nil, err
+	}
+	abs, rel, err := ResolveWrite(env.Workspace, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	old, err := loadExisting(abs, rel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	return &writePlan{abs: abs, rel: rel, old: old}, nil
+}
+
 // writePlan is what a file tool would write: computed first, so that an
 // approval prompt can show the change before anything is written.
 type writePlan struct {

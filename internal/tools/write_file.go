@@ -71,28 +71,12 @@ func (t WriteFile) plan(ctx context.Context, env *Env, raw json.RawMessage) (*wr
 	if err := decodeArgs(t.Name(), raw, &a); err != nil {
 		return nil, err
 	}
-	if err := checkEnv(t.Name(), env); err != nil {
+	p, err := startWrite(ctx, env, t.Name(), a.Path, a.Content)
+	if err != nil {
 		return nil, err
 	}
-	if a.Path == "" {
-		return nil, &ArgError{Tool: t.Name(), Field: "path", Problem: `missing required field "path"`}
-	}
-	if err := refusePlaceholder(t.Name(), a.Content); err != nil {
-		return nil, err
-	}
-	abs, rel, err := ResolveWrite(env.Workspace, a.Path)
-	if err != nil {
-		return nil, fmt.Errorf("write_file: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("write_file: %w", err)
-	}
-	old, err := loadExisting(abs, rel)
-	if err != nil {
-		return nil, fmt.Errorf("write_file: %w", err)
-	}
-	p := &writePlan{abs: abs, rel: rel, old: old, content: a.Content}
-	if old.crlf {
+	p.content = a.Content
+	if p.old.crlf {
 		p.content = toCRLF(p.content)
 	}
 	return p, nil
