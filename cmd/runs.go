@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"agent/internal/event"
 	"agent/internal/store"
 )
 
@@ -40,6 +41,13 @@ func newRunsCmd() *cobra.Command {
 			runs, err := st.ListRuns(cmd.Context())
 			if err != nil {
 				return withCode(ExitFailed, err)
+			}
+			for i := range runs {
+				// A run marked running whose process is gone was cut short:
+				// show it as interrupted (resumable), as a signal would leave it.
+				if runs[i].Status == event.StatusRunning && !runIsLive(st.Home(), runs[i].ID) {
+					runs[i].Status = event.StatusInterrupted
+				}
 			}
 			if asJSON {
 				out := make([]runJSON, 0, len(runs))

@@ -165,3 +165,17 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 	}
 	return withCode(code, nil)
 }
+
+// runIsLive reports whether a process holds the run's lock now.
+func runIsLive(home, runID string) bool {
+	fl := flock.New(filepath.Join(home, "locks", runID+".lock"))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return false
+	}
+	if ok {
+		fl.Unlock()
+		return false
+	}
+	return true
+}

@@ -215,6 +215,9 @@ func TestCrashAndResume(t *testing.T) {
 			e.url = url
 			cs.stallOn(c.stallAt)
 			id := e.startAndKill(t, c, cs, fifo)
+			if s := e.status(id); s != "interrupted" && s != "completed" {
+				t.Errorf("agent runs shows a killed run as %q, want interrupted (or completed if it had finished)", s)
+			}
 
 			gctx, gcancel := context.WithCancel(context.Background())
 			defer gcancel()
