@@ -288,3 +288,34 @@ func TestStateFilesArePrivate(t *testing.T) {
 		}
 	}
 }
+
+// [trace] retention prunes runs idle longer than it when agent run starts.
+func TestRetentionPrunesOnStart(t *testing.T) {
+	e := newEnv(t, script(turn("first"), turn("second")))
+	cfg := t.TempDir()
+	os.MkdirAll(filepath.Join(cfg, "agent"), 0o700)
+	os.WriteFile(filepath.Join(cfg, "agent", "config.toml"), []byte("[trace]\nretention = \"24h\"\n"), 0o600)
+	xdg := []string{"XDG_CONFIG_HOME=" + cfg}
+	r := e.runEnv(xdg, "run", "--approval", "read-only", "old run")
+	old := runID(t, r.stderr)
+	db := openDB(t, e.home)
+	if _, err := db.Exec(`UPDATE runs SET started = '2026-01-01T00:00:00Z', updated = '2026-01-01T00:00:00Z' WHERE id = ?`, old); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	r = e.runEnv(xdg, "run", "--approval", "read-only", "new run")
+	if r.code != 0 || !strings.HasPrefix(r.stderr, "run: ") {
+		t.Fatalf("exit %d; stderr must still start with the run id:\n%s", r.code, r.stderr)
+	}
+	var runs []struct {
+		RunID string `json:"run_id"`
+	}
+	e.mustJSON(&runs, "runs", "--json")
+	if len(runs) != 1 || runs[0].RunID == old {
+		t.Errorf("runs after retention = %+v, want only the new run", runs)
+	}
+	rows := e.audit(old)
+	if len(rows) == 0 || rows[len(rows)-1].Action != "delete" || !strings.Contains(rows[len(rows)-1].Detail, "retention") {
+		t.Errorf("audit of the expired run = %+v", rows)
+	}
+}
