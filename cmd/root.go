@@ -72,7 +72,11 @@ func newRoot() *cobra.Command {
 		Short: "A terminal coding agent you can stop, inspect, rewind and resume",
 		Long: `agent reads your repository, calls a model through an OpenAI-compatible API,
 edits files and runs commands with your approval. Every step is journaled in
-SQLite under $AGENT_HOME, so runs can be traced, resumed and audited.`,
+SQLite under $AGENT_HOME, so runs can be traced, resumed and audited.
+
+The interactive TUI is not built yet (docs/roadmap.md): run requests with
+'agent run'; a call that needs your approval pauses the run (exit 3) and
+'agent resume RUN_ID --approve CALL_ID' continues it.`,
 		Example: `  agent run "add a --verbose flag to cmd/serve.go"
   OPENAI_BASE_URL=http://localhost:11434/v1 AGENT_MODEL=qwen2.5-coder agent run --approval full-auto "fix the failing test"
   agent runs
