@@ -135,3 +135,37 @@ func TestRunUsageErrors(t *testing.T) {
 		t.Error("a usage error wrote into the workspace")
 	}
 }
+
+// agent context shows the layers of a model request, as journaled.
+func TestContextReport(t *testing.T) {
+	e := newEnv(t, script(turn("", call("c1", "list_dir", map[string]any{})), turn("done")))
+	os.WriteFile(filepath.Join(e.ws, "AGENTS.md"), []byte("Always run go vet.\n"), 0o644)
+	r := e.run("run", "--approval", "read-only", "look")
+	id := runID(t, r.stderr)
+	var rep struct {
+		Step    int `json:"step"`
+		Context struct {
+			Budget      int `json:"budget"`
+			TotalTokens int `json:"total_tokens"`
+			Layers      []struct {
+				Name   string `json:"name"`
+				Tokens int    `json:"tokens"`
+				Items  int    `json:"items"`
+			} `json:"layers"`
+		} `json:"context"`
+	}
+	e.mustJSON(&rep, "context", id, "--step", "1", "--json")
+	sum := 0
+	for _, l := range rep.Context.Layers {
+		sum += l.Tokens
+	}
+	if rep.Step != 1 || len(rep.Context.Layers) != 3 || sum != rep.Context.TotalTokens || rep.Context.Budget <= 0 {
+		t.Errorf("context report = %+v", rep)
+	}
+	if !strings.Contains(string(e.srv.Requests()[0].Body), "Always run go vet.") {
+		t.Error("AGENTS.md is not in the system prompt")
+	}
+	if r := e.run("context", id, "--step", "9"); r.code != 2 {
+		t.Errorf("a step that does not exist: exit %d", r.code)
+	}
+}
