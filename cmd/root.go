@@ -87,7 +87,7 @@ The interactive TUI is not built yet (docs/roadmap.md): run requests with
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'agent %s --help')", err, c.Name())
 	})
-	root.AddCommand(newRunCmd(), newResumeCmd(), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newContextCmd(), newRepomapCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newResumeCmd(), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newContextCmd(), newEvalCmd(), newRepomapCmd(), newVersionCmd())
 	root.AddCommand(newRedactCmd(), newExportCmd())
 	return root
 }

@@ -1,0 +1,6 @@
+package greet
+
+// Greeting returns the greeting for name.
+func Greeting(name string) string {
+	return "Hello " + name
+}
