@@ -8,7 +8,6 @@ import (
 
 	"agent/internal/checkpoint"
 	"agent/internal/event"
-	"agent/internal/store"
 )
 
 func newRollbackCmd() *cobra.Command {
@@ -42,7 +41,7 @@ rewinds the run's active conversation to the checkpoint (the trace keeps every e
 			if err != nil {
 				return notFound(err)
 			}
-			lock, err := lockRun(st.Home(), run.ID)
+			lock, err := lockRunOrExplain(st.Home(), run.ID)
 			if err != nil {
 				return err
 			}
@@ -89,17 +88,3 @@ rewinds the run's active conversation to the checkpoint (the trace keeps every e
 	c.Flags().BoolVar(&conversation, "conversation", false, "also rewind the run's active conversation to the checkpoint")
 	return c
 }
-
-// runLock is a held run lock.
-type runLock interface{ Unlock() error }
-
-// lockRun takes a run's lock for a command that changes it outside the loop.
-func lockRun(home, runID string) (runLock, error) {
-	s := &session{set: &settings{Home: home}}
-	if err := s.lock(runID); err != nil {
-		return nil, err
-	}
-	return s.flock, nil
-}
-
-var _ = store.ErrNotFound

@@ -245,26 +245,6 @@ func scrub(ctx context.Context, st *store.Store, w io.Writer) {
 	}
 }
 
-// errRunInUse: another live process holds the run's lock.
-var errRunInUse = errors.New("run is in use by a live agent process")
-
-// tryLockRun takes the run's lock file without waiting (see session.lock).
-func tryLockRun(home, runID string) (*flock.Flock, error) {
-	dir := filepath.Join(home, "locks")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("lock directory: %w", err)
-	}
-	l := flock.New(filepath.Join(dir, runID+".lock"), flock.SetPermissions(0o600))
-	ok, err := l.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("lock run %s: %w", runID, err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("run %s: %w", runID, errRunInUse)
-	}
-	return l, nil
-}
-
 // deleteCheckpoints removes the run's snapshots from the shadow repository of
 // its workspace. The repository is found by the workspace path it records
 // (<repo>/agent/workspace), so a run that never took a checkpoint creates no

@@ -107,24 +107,50 @@ func (s *session) redact(text string) string {
 	return s.runner.Redactor.Redact(text)
 }
 
-// lock takes the run's lock file; a live process holding it means the run is
-// being driven elsewhere.
+// lock takes the run's lock for this session.
 func (s *session) lock(runID string) error {
-	dir := filepath.Join(s.set.Home, "locks")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return withCode(ExitFailed, fmt.Errorf("lock directory: %w", err))
-	}
 	s.runID = runID
-	fl := flock.New(filepath.Join(dir, runID+".lock"))
-	ok, err := fl.TryLock()
+	fl, err := lockRunOrExplain(s.set.Home, runID)
 	if err != nil {
-		return withCode(ExitFailed, fmt.Errorf("lock run %s: %w", runID, err))
-	}
-	if !ok {
-		return usageErr("run %s is in use by another agent process; wait for it to finish or stop it first", runID)
+		return err
 	}
 	s.flock = fl
 	return nil
+}
+
+// lockRunOrExplain is tryLockRun with the contract's exit codes: 2 when a
+// live process holds the run.
+func lockRunOrExplain(home, runID string) (*flock.Flock, error) {
+	fl, err := tryLockRun(home, runID)
+	if errors.Is(err, errRunInUse) {
+		return nil, usageErr("run %s is in use by another agent process; wait for it to finish or stop it first", runID)
+	}
+	if err != nil {
+		return nil, withCode(ExitFailed, err)
+	}
+	return fl, nil
+}
+
+// errRunInUse: another live process holds the run's lock.
+var errRunInUse = errors.New("run is in use by a live agent process")
+
+// tryLockRun takes the run's lock file without waiting: a run is driven,
+// rolled back or deleted by one process at a time. The kernel drops the lock
+// when its process dies, so a crashed run can be taken over at once.
+func tryLockRun(home, runID string) (*flock.Flock, error) {
+	dir := filepath.Join(home, "locks")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("lock directory: %w", err)
+	}
+	l := flock.New(filepath.Join(dir, runID+".lock"), flock.SetPermissions(0o600))
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock run %s: %w", runID, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("run %s: %w", runID, errRunInUse)
+	}
+	return l, nil
 }
 
 func (s *session) close() {
@@ -168,14 +194,10 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 
 // runIsLive reports whether a process holds the run's lock now.
 func runIsLive(home, runID string) bool {
-	fl := flock.New(filepath.Join(home, "locks", runID+".lock"))
-	ok, err := fl.TryLock()
+	fl, err := tryLockRun(home, runID)
 	if err != nil {
-		return false
+		return errors.Is(err, errRunInUse)
 	}
-	if ok {
-		fl.Unlock()
-		return false
-	}
-	return true
+	fl.Unlock()
+	return false
 }

@@ -55,23 +55,3 @@ type Granter interface {
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
 }
-
-// ModeApprover is the approver of the spine: full-auto allows every call,
-// read-only denies every call that is not a read, and other modes refuse with
-// a clear reason until a richer policy is plugged in.
-type ModeApprover struct{ Mode string }
-
-func (m ModeApprover) Approve(_ context.Context, req ApprovalRequest) (ApprovalDecision, error) {
-	if req.Risk == event.RiskRead {
-		return ApprovalDecision{Decision: Allow, Scope: ScopeOnce, Source: SourceMode}, nil
-	}
-	switch m.Mode {
-	case "full-auto":
-		return ApprovalDecision{Decision: Allow, Scope: ScopeOnce, Source: SourceMode}, nil
-	case "read-only":
-		return ApprovalDecision{Decision: Deny, Scope: ScopeOnce, Source: SourceMode,
-			Reason: "approval mode read-only allows no writes and no commands"}, nil
-	}
-	return ApprovalDecision{Decision: Deny, Scope: ScopeOnce, Source: SourceMode,
-		Reason: "approval mode " + m.Mode + " cannot approve " + req.Tool + " here; rerun with --approval full-auto"}, nil
-}

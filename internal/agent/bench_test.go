@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"agent/internal/agent"
+	"agent/internal/approval"
 	"agent/internal/checkpoint"
 	"agent/internal/event"
+	"agent/internal/policy"
 	"agent/internal/replay"
 	"agent/internal/store"
 	"agent/internal/tools"
@@ -48,7 +50,6 @@ func benchRun(b *testing.B, checkpoints bool, mk func(i int) (string, string)) {
 		Provider: replay.NewScripted(sc),
 		Tools:    tools.Default(),
 		Journal:  st,
-		Approver: agent.ModeApprover{Mode: "full-auto"},
 		Context:  &agent.ContextBuilder{Workspace: ws, Model: "m"},
 		MaxSteps: b.N + 1,
 		ToolEnv:  &tools.Env{Workspace: ws},
@@ -61,7 +62,12 @@ func benchRun(b *testing.B, checkpoints bool, mk func(i int) (string, string)) {
 		defer cps.Close()
 		r.Checkpointer = checkpoint.Checkpointer{Store: cps}
 	}
+	pol, err := policy.New(policy.ModeFullAuto, nil, nil, ws)
+	if err != nil {
+		b.Fatal(err)
+	}
 	runID := store.NewRunID()
+	r.Approver = &approval.Approver{Policy: pol, RunID: runID, Grants: st, Tools: r.Tools, ToolEnv: r.ToolEnv}
 	if err := st.CreateRun(context.Background(), store.Run{ID: runID, Workspace: ws}); err != nil {
 		b.Fatal(err)
 	}
