@@ -18,7 +18,7 @@ func (s *session) useApprover(runID, mode string, allow, deny []string) error {
 		return usageErr("%v (fix the --allow/--deny flag or the [permissions] of your config file)", err)
 	}
 	s.runner.Approver = &approval.Approver{
-		Policy: p, RunID: runID, Grants: s.store, TTL: s.set.RunGrantTTL,
+		Policy: p, Grants: s.store, TTL: s.set.RunGrantTTL,
 		Tools: s.runner.Tools, ToolEnv: s.runner.ToolEnv,
 	}
 	s.runner.ToolEnv.Hidden = func(rel string) bool {

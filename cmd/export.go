@@ -182,7 +182,7 @@ func writeEvents(w io.Writer, evs []event.Event, red *redact.Redactor, full bool
 			} else {
 				res.withheld++
 				line, _ = json.Marshal(event.Event{Type: ev.Type, RunID: ev.RunID, Seq: ev.Seq, Time: ev.Time,
-					Data: map[string]string{"withheld": "this event's content was withheld: redaction could not keep it valid JSON"}})
+					Data: withheld{typ: ev.Type, Withheld: "this event's content was withheld: redaction could not keep it valid JSON"}})
 			}
 		}
 		line = append(line, '\n')
@@ -195,6 +195,15 @@ func writeEvents(w io.Writer, evs []event.Event, red *redact.Redactor, full bool
 	}
 	return res, bw.Flush()
 }
+
+// withheld stands in for the payload of an event whose redacted form is not
+// valid JSON.
+type withheld struct {
+	typ      event.Type
+	Withheld string `json:"withheld"`
+}
+
+func (w withheld) EventType() event.Type { return w.typ }
 
 func sameSlice(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])

@@ -69,22 +69,55 @@ func describe(ev event.Event) string {
 	case *event.CheckpointData:
 		return fmt.Sprintf("  checkpoint %s %s (%d files)", shortID(d.CheckpointID), d.Kind, len(d.Files))
 	case *event.ToolResultData:
-		mark := map[string]string{event.ResultOK: "✓", event.ResultError: "✗", event.ResultDenied: "⊘", event.ResultInterrupted: "!"}[d.Status]
-		return fmt.Sprintf("  %s %s %s", mark, d.Status, oneLine(d.Output, 120))
+		mark := map[event.ResultStatus]string{event.ResultOK: "✓", event.ResultError: "✗", event.ResultDenied: "⊘", event.ResultInterrupted: "!"}[d.Status]
+		status := string(d.Status)
+		if d.ExitCode != nil && *d.ExitCode != 0 {
+			mark, status = "✗", fmt.Sprintf("exit %d", *d.ExitCode) // a failing command is not "ok" to a person
+		}
+		line := fmt.Sprintf("  %s %s %s", mark, status, oneLine(d.Output, 120))
+		if n := len(d.Background); n > 0 {
+			line += fmt.Sprintf(" [%d background process(es) left running]", n)
+		}
+		return line
+	case *event.CommandStartedData:
+		return fmt.Sprintf("  started pid %d (process group %d)", d.PID, d.PGID)
 	case *event.RollbackData:
 		return fmt.Sprintf("rollback to %s: %d files (conversation %t)", shortID(d.CheckpointID), len(d.Files), d.Conversation)
 	case *event.ResumeData:
 		var parts []string
 		for _, c := range d.Interrupted {
-			parts = append(parts, c.CallID+" "+c.Action)
+			part := c.CallID + " " + string(c.Action)
+			if p := c.Processes; p != nil {
+				part += " (" + processSummary(*p) + ")"
+			}
+			parts = append(parts, part)
+		}
+		for _, p := range d.Leftovers {
+			parts = append(parts, "leftovers of "+p.CallID+" ("+processSummary(p)+")")
 		}
 		return fmt.Sprintf("resumed after seq %d %s", d.FromSeq, strings.Join(parts, ", "))
 	case *event.ErrorData:
 		return fmt.Sprintf("error (%s): %s", d.Class, d.Message)
 	case *event.RunFinishedData:
-		return fmt.Sprintf("finished: %s after %d steps, %d tool calls, %d+%d tokens", d.Status, d.Steps, d.ToolCalls, d.Tokens.Input, d.Tokens.Output)
+		line := fmt.Sprintf("finished: %s after %d steps, %d tool calls, %d+%d tokens", d.Status, d.Steps, d.ToolCalls, d.Tokens.Input, d.Tokens.Output)
+		for _, p := range d.Ended {
+			line += "; stopped what " + p.CallID + " left running (" + processSummary(p) + ")"
+		}
+		return line
 	}
 	return string(ev.Type)
+}
+
+// processSummary says what was found of a command's processes.
+func processSummary(p event.ProcessReport) string {
+	if p.Action == event.ProcessNoneLeft || len(p.Processes) == 0 {
+		return "nothing of it was running"
+	}
+	names := make([]string, 0, len(p.Processes))
+	for _, pr := range p.Processes {
+		names = append(names, fmt.Sprintf("%d %s", pr.PID, oneLine(pr.Command, 40)))
+	}
+	return fmt.Sprintf("%s %d process(es): %s", p.Action, len(p.Processes), strings.Join(names, ", "))
 }
 
 func oneLine(s string, max int) string {

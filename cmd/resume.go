@@ -14,7 +14,7 @@ import (
 func newResumeCmd() *cobra.Command {
 	var f runFlags
 	var opt agent.ResumeOptions
-	var message string
+	var message, scope string
 	var headless bool
 	c := &cobra.Command{
 		Use:   "resume RUN_ID",
@@ -34,6 +34,7 @@ without a message prints its final answer.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_ = headless // no TUI yet: resume is always headless
+			opt.Scope = event.Scope(scope)
 			return resumeRun(cmd, &f, args[0], opt, message)
 		},
 	}
@@ -42,7 +43,7 @@ without a message prints its final answer.`,
 	fl.StringVar(&opt.Approve, "approve", "", "allow the pending call CALL_ID once")
 	fl.StringVar(&opt.Deny, "deny", "", "deny the pending call CALL_ID (with --note, the model is told why and the run goes on)")
 	fl.StringVar(&opt.Note, "note", "", "a note to the model that goes with --deny")
-	fl.StringVar(&opt.Scope, "scope", "once", "with --approve: once (this call only) or run (calls like it, for this run, until [approvals] run_grant_ttl)")
+	fl.StringVar(&scope, "scope", "once", "with --approve: once (this call only) or run (calls like it, for this run, until [approvals] run_grant_ttl)")
 	fl.StringVar(&message, "message", "", "add a new user message and continue")
 	fl.BoolVar(&headless, "headless", false, "never open the TUI (the default when stdout is not a terminal)")
 	return c
@@ -108,13 +109,10 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 	if message != "" && len(state.Open) > 0 {
 		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", run.ID, openIDs(state))
 	}
-	if err := s.store.SetStatus(ctx, run.ID, event.StatusRunning); err != nil {
-		return withCode(ExitFailed, err)
-	}
+	// The resume event marks the run running again (the runs row folds it).
 	if err := s.runner.Resume(ctx, state, opt); err != nil {
 		var re *agent.ResumeError
 		if errors.As(err, &re) {
-			_ = s.store.SetStatus(ctx, run.ID, state.Status)
 			return usageErr("%v", err)
 		}
 		return withCode(ExitFailed, err)

@@ -52,7 +52,7 @@ func newRunsCmd() *cobra.Command {
 			if asJSON {
 				out := make([]runJSON, 0, len(runs))
 				for _, r := range runs {
-					out = append(out, runJSON{r.ID, r.Status, r.Workspace, r.Started, r.Steps, r.TokensIn + r.TokensOut, firstLine(r.Prompt)})
+					out = append(out, runJSON{r.ID, string(r.Status), r.Workspace, r.Started, r.Steps, r.TokensIn + r.TokensOut, firstLine(r.Prompt)})
 				}
 				return writeJSON(cmd.OutOrStdout(), out)
 			}

@@ -69,6 +69,7 @@ func openSession(ctx context.Context, set *settings, f *runFlags, cmd *cobra.Com
 		Checkpointer: checkpoint.Checkpointer{Store: cps},
 		Observer:     obs,
 		Context:      &agent.ContextBuilder{Workspace: set.Workspace, Model: set.Model, Window: set.Window, Redactor: red},
+		Processes:    agent.OSProcesses{},
 		MaxSteps:     f.maxSteps,
 		ToolEnv:      &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: f.timeoutSec},
 	}

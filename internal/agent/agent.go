@@ -20,14 +20,14 @@ import (
 )
 
 // Class is a failure class of the contract.
-type Class string
+type Class = event.Class
 
 const (
-	ClassModel      Class = "model"
-	ClassTool       Class = "tool"
-	ClassPermission Class = "permission"
-	ClassContext    Class = "context"
-	ClassRuntime    Class = "runtime"
+	ClassModel      = event.ClassModel
+	ClassTool       = event.ClassTool
+	ClassPermission = event.ClassPermission
+	ClassContext    = event.ClassContext
+	ClassRuntime    = event.ClassRuntime
 )
 
 // Failure is a classified error that ends a run.
@@ -51,9 +51,23 @@ func ClassOf(err error) Class {
 	return ClassRuntime
 }
 
-// Journal commits events durably, assigning seq and time.
+// Journal commits events, assigning seq and time. A committed event
+// survives the process being killed; AppendSync also returns only once it
+// and every event before it are on stable storage (fsynced), so they
+// survive a power loss: the loop uses it for the last event before a call
+// changes anything.
 type Journal interface {
 	Append(ctx context.Context, ev *event.Event) error
+	AppendSync(ctx context.Context, ev *event.Event) error
+}
+
+// Processes ends what commands left running: after a crash (resume) and
+// when a run ends or pauses (background processes).
+type Processes interface {
+	// End ends what is left of the run's commands: members of their process
+	// groups, and processes that carry the run's marker. It reports, per
+	// command that had anything left, what it found.
+	End(ctx context.Context, runID string, cmds []event.CommandStartedData) []event.ProcessReport
 }
 
 // Redactor removes secrets from text at every boundary.
@@ -85,7 +99,7 @@ type Observer struct {
 
 // Outcome is how a run (or a resumed stretch of it) ended.
 type Outcome struct {
-	Status string
+	Status event.Status
 	Answer string
 	Err    error
 	// Pending holds the approval a person must give (status awaiting_approval).

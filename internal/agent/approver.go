@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"time"
 
 	"agent/internal/event"
 )
 
 // ApprovalRequest carries everything a prompt shows a person.
 type ApprovalRequest struct {
+	// RunID is the run the call belongs to, so one approver serves every run.
+	RunID     string
 	CallID    string
 	Tool      string
 	Arguments string
@@ -16,26 +19,22 @@ type ApprovalRequest struct {
 	Diff string
 }
 
-// Approval decisions and scopes.
+// Approval decisions, scopes and sources (the event package's types).
 const (
-	Allow     = "allow"
-	Deny      = "deny"
-	ScopeOnce = "once"
-	ScopeRun  = "run"
-)
-
-// Decision sources.
-const (
-	SourceUser = "user"
-	SourceRule = "rule"
-	SourceMode = "mode"
+	Allow      = event.Allow
+	Deny       = event.Deny
+	ScopeOnce  = event.ScopeOnce
+	ScopeRun   = event.ScopeRun
+	SourceUser = event.SourceUser
+	SourceRule = event.SourceRule
+	SourceMode = event.SourceMode
 )
 
 // ApprovalDecision answers an ApprovalRequest.
 type ApprovalDecision struct {
-	Decision string // Allow or Deny
-	Scope    string // ScopeOnce or ScopeRun
-	Source   string // SourceUser, SourceRule, SourceMode
+	Decision event.Decision
+	Scope    event.Scope
+	Source   event.Source
 	Rule     string // the rule that decided, if any
 	Note     string // a person's note to the model
 	Reason   string // why, for the tool error the model gets on a denial
@@ -43,11 +42,17 @@ type ApprovalDecision struct {
 	Pending bool
 	// Diff is the change a file tool would make, when the approver computed it.
 	Diff string
+	// Grant is the rule an allow with ScopeRun grants, and until when; the
+	// loop journals it with the approval, and the journal records the grant
+	// in the same transaction.
+	Grant        string
+	GrantExpires time.Time
 }
 
-// Granter is implemented by approvers that keep "allow for this run" grants.
+// Granter is implemented by approvers that keep "allow for this run"
+// grants: it returns the rule that covers calls like req, and its expiry.
 type Granter interface {
-	Grant(ctx context.Context, req ApprovalRequest) error
+	GrantFor(req ApprovalRequest) (rule string, expires time.Time)
 }
 
 // Approver decides whether a call that is not read-only may run. It must

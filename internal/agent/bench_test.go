@@ -67,7 +67,7 @@ func benchRun(b *testing.B, checkpoints bool, mk func(i int) (string, string)) {
 		b.Fatal(err)
 	}
 	runID := store.NewRunID()
-	r.Approver = &approval.Approver{Policy: pol, RunID: runID, Grants: st, Tools: r.Tools, ToolEnv: r.ToolEnv}
+	r.Approver = &approval.Approver{Policy: pol, Grants: st, Tools: r.Tools, ToolEnv: r.ToolEnv}
 	if err := st.CreateRun(context.Background(), store.Run{ID: runID, Workspace: ws}); err != nil {
 		b.Fatal(err)
 	}

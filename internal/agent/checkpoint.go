@@ -11,7 +11,7 @@ type Checkpointer interface {
 	// Checkpoint records the workspace for callID at seq; kind is "before" or
 	// "after"; changed, when known, lists the only paths that can differ from
 	// the previous snapshot. It returns the checkpoint id and changed files.
-	Checkpoint(ctx context.Context, runID, callID, kind string, step int, seq int64, changed []string) (id string, files []string, err error)
+	Checkpoint(ctx context.Context, runID, callID string, kind event.CheckpointKind, step int, seq int64, changed []string) (id string, files []string, err error)
 	// RestorePaths puts the given workspace paths back as they were at the
 	// checkpoint (deleting those it did not have).
 	RestorePaths(ctx context.Context, checkpointID string, paths []string) error
@@ -19,7 +19,9 @@ type Checkpointer interface {
 	Changed(ctx context.Context, from, to string) ([]string, error)
 }
 
-func (r *Runner) checkpoint(ctx context.Context, st *State, callID, kind string, changed []string) error {
+// checkpoint takes and journals a checkpoint; with sync the event is fsynced
+// (the last event before a write changes anything).
+func (r *Runner) checkpoint(ctx context.Context, st *State, callID string, kind event.CheckpointKind, changed []string, sync bool) error {
 	id, files, err := r.Checkpointer.Checkpoint(ctx, st.RunID, callID, kind, st.Step, st.LastSeq, changed)
 	if err != nil {
 		return Fail(ClassRuntime, err)
@@ -27,5 +29,9 @@ func (r *Runner) checkpoint(ctx context.Context, st *State, callID, kind string,
 	if files == nil {
 		files = []string{}
 	}
-	return r.record(ctx, st, event.Checkpoint, &event.CheckpointData{CheckpointID: id, CallID: callID, Kind: kind, Step: st.Step, Files: files})
+	d := &event.CheckpointData{CheckpointID: id, CallID: callID, Kind: kind, Step: st.Step, Files: files}
+	if sync {
+		return r.recordSync(ctx, st, d)
+	}
+	return r.record(ctx, st, d)
 }

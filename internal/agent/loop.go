@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/proc"
 	"agent/internal/tools"
 )
 
@@ -28,8 +29,11 @@ type Runner struct {
 	Checkpointer Checkpointer // nil: no checkpoints
 	Observer     Observer
 	Context      *ContextBuilder
-	MaxSteps     int
-	// ToolEnv is handed to every tool call.
+	// Processes ends what commands leave running (nil: nothing is ended).
+	Processes Processes
+	MaxSteps  int
+	// ToolEnv is handed to every tool call (copied per call, with the
+	// call's marker and start hook).
 	ToolEnv *tools.Env
 }
 
@@ -41,21 +45,35 @@ func (r *Runner) redact(s string) string {
 }
 
 // record commits an event, folds it into the state and shows it to observers.
-func (r *Runner) record(ctx context.Context, st *State, typ event.Type, data any) error {
-	ev := &event.Event{Type: typ, RunID: st.RunID, Data: data}
-	if err := r.Journal.Append(ctx, ev); err != nil {
+func (r *Runner) record(ctx context.Context, st *State, p event.Payload) error {
+	return r.commit(ctx, st, p, false)
+}
+
+// recordSync is record with the event fsynced before it returns: for the
+// last event before a call's effect starts.
+func (r *Runner) recordSync(ctx context.Context, st *State, p event.Payload) error {
+	return r.commit(ctx, st, p, true)
+}
+
+func (r *Runner) commit(ctx context.Context, st *State, p event.Payload, sync bool) error {
+	ev := event.New(st.RunID, p)
+	add := r.Journal.Append
+	if sync {
+		add = r.Journal.AppendSync
+	}
+	if err := add(ctx, &ev); err != nil {
 		return Fail(ClassRuntime, fmt.Errorf("journal: %w", err))
 	}
-	st.Apply(*ev)
+	st.Apply(ev)
 	if r.Observer.Event != nil {
-		r.Observer.Event(*ev)
+		r.Observer.Event(ev)
 	}
 	return nil
 }
 
 // Start journals the beginning of a new run and its prompt.
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
-	if err := r.record(ctx, st, event.RunStarted, &event.RunStartedData{
+	if err := r.record(ctx, st, &event.RunStartedData{
 		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
 	}); err != nil {
 		return err
@@ -67,7 +85,7 @@ func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 // journaled (resume of a run killed in its first instant); otherwise no-op.
 func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 	if st.Workspace == "" {
-		if err := r.record(ctx, st, event.RunStarted, &event.RunStartedData{
+		if err := r.record(ctx, st, &event.RunStartedData{
 			Workspace: r.ToolEnv.Workspace, Model: r.Context.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
 		}); err != nil {
 			return err
@@ -81,7 +99,7 @@ func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 
 // AddUserMessage journals a user message (the prompt, or resume --message).
 func (r *Runner) AddUserMessage(ctx context.Context, st *State, text string) error {
-	return r.record(ctx, st, event.UserMessage, &event.UserMessageData{Text: r.redact(text)})
+	return r.record(ctx, st, &event.UserMessageData{Text: r.redact(text)})
 }
 
 func (r *Runner) maxSteps() int {
@@ -124,7 +142,7 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 		for i, c := range calls {
 			refs[i] = event.ToolCallRef{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		}
-		if err := r.record(ctx, st, event.AssistantMessage, &event.AssistantMessageData{
+		if err := r.record(ctx, st, &event.AssistantMessageData{
 			Step: st.Step, Text: text, ToolCalls: refs,
 			Tokens: &event.TokenCount{Input: usage.Input, Output: usage.Output},
 		}); err != nil {
@@ -139,7 +157,7 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 // turn asks the model once and assembles its streamed answer.
 func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage, error) {
 	req, report := r.Context.Build(st, r.Tools)
-	if err := r.record(ctx, st, event.ModelRequest, &event.ModelRequestData{Step: st.Step + 1, Context: report}); err != nil {
+	if err := r.record(ctx, st, &event.ModelRequestData{Step: st.Step + 1, Context: report}); err != nil {
 		return "", nil, Usage{}, err
 	}
 	stream, err := r.Provider.Stream(ctx, req)
@@ -274,19 +292,16 @@ func (r *Runner) runOpenCalls(ctx context.Context, st *State) (Outcome, bool) {
 }
 
 // toolResult journals a call's result.
-func (r *Runner) toolResult(ctx context.Context, st *State, callID, status, output string) error {
-	return r.record(ctx, st, event.ToolResult, &event.ToolResultData{CallID: callID, Status: status, Output: r.redact(output)})
+func (r *Runner) toolResult(ctx context.Context, st *State, callID string, status event.ResultStatus, output string) error {
+	return r.record(ctx, st, &event.ToolResultData{CallID: callID, Status: status, Output: r.redact(output)})
 }
 
 func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome, bool) {
 	c := oc.Call
 	tool, args, verr := r.Tools.Validate(c.Name, c.Arguments)
-	risk := event.RiskRead
-	if tool != nil {
-		risk = tool.Risk()
-	}
+	risk := r.riskOf(c.Name)
 	if !oc.Journaled {
-		if err := r.record(ctx, st, event.ToolCall, &event.ToolCallData{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Risk: risk}); err != nil {
+		if err := r.record(ctx, st, &event.ToolCallData{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Risk: risk}); err != nil {
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
@@ -294,7 +309,7 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 		return r.failedCall(ctx, st, c, verr.Error())
 	}
 	if oc.Approval == nil || oc.Approval.Pending {
-		req := ApprovalRequest{CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
+		req := ApprovalRequest{RunID: st.RunID, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
 		dec, err := r.Approver.Approve(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -311,9 +326,10 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 		case risk == event.RiskRead && dec.Decision == Allow:
 			// Reads are never asked; only a denial of a read is an audit fact.
 		default:
-			if err := r.record(ctx, st, event.Approval, &event.ApprovalData{
+			if err := r.record(ctx, st, &event.ApprovalData{
 				CallID: c.ID, Decision: dec.Decision, Scope: dec.Scope, Source: dec.Source,
 				Rule: dec.Rule, Note: r.redact(dec.Note), Reason: dec.Reason, ArgsHash: ArgsHash(c.Name, c.Arguments),
+				Grant: dec.Grant, GrantExpires: dec.GrantExpires,
 			}); err != nil {
 				return Outcome{Status: event.StatusFailed, Err: err}, true
 			}
@@ -348,7 +364,7 @@ func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event
 		for len(st.Open) > 0 { // the turn ends: the other calls are not run
 			oc := st.Open[0]
 			if !oc.Journaled {
-				if err := r.record(ctx, st, event.ToolCall, &event.ToolCallData{CallID: oc.Call.ID, Name: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: event.RiskRead}); err != nil {
+				if err := r.record(ctx, st, &event.ToolCallData{CallID: oc.Call.ID, Name: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: r.riskOf(oc.Call.Name)}); err != nil {
 					return Outcome{Status: event.StatusFailed, Err: err}, true
 				}
 			}
@@ -374,25 +390,44 @@ func (r *Runner) failedCall(ctx context.Context, st *State, c ToolCall, msg stri
 	return Outcome{}, false
 }
 
+// riskOf is the registry's risk of a tool; an unknown tool counts as exec.
+func (r *Runner) riskOf(name string) event.Risk {
+	if t, ok := r.Tools.Get(name); ok {
+		return t.Risk()
+	}
+	return event.RiskExec
+}
+
 func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tools.Tool, args json.RawMessage) (Outcome, bool) {
 	c := oc.Call
-	snap := r.Checkpointer != nil && tool.Risk() != event.RiskRead
+	risk := tool.Risk()
+	snap := r.Checkpointer != nil && risk != event.RiskRead
 	if snap {
-		if err := r.checkpoint(ctx, st, c.ID, "before", r.touched(tool, c)); err != nil {
+		// For a file write this is the last event before the effect: fsynced.
+		// A command's is command_started, journaled once its process exists.
+		if err := r.checkpoint(ctx, st, c.ID, event.CheckpointBefore, r.touched(tool, c), risk == event.RiskWrite); err != nil {
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
-	res, err := tool.Run(ctx, r.ToolEnv, args)
+	env := *r.ToolEnv
+	if risk == event.RiskExec {
+		env.Marker = st.RunID + "/" + c.ID
+		env.Started = func(id proc.Identity) error {
+			return r.recordSync(context.WithoutCancel(ctx), st, &event.CommandStartedData{CallID: c.ID, PID: id.PID, PGID: id.PGID,
+				BootID: id.BootID, StartTicks: id.StartTicks, Marker: id.Marker})
+		}
+	}
+	res, err := tool.Run(ctx, &env, args)
 	if snap {
 		// The after-checkpoint is taken even when the call was interrupted:
 		// whatever it did is recorded before the result is.
 		changed := res.Changed
-		if tool.Risk() == event.RiskExec {
+		if risk == event.RiskExec {
 			changed = nil // a command may have touched anything: scan
 		} else if changed == nil {
 			changed = []string{}
 		}
-		if cerr := r.checkpoint(context.WithoutCancel(ctx), st, c.ID, "after", changed); cerr != nil {
+		if cerr := r.checkpoint(context.WithoutCancel(ctx), st, c.ID, event.CheckpointAfter, changed, false); cerr != nil {
 			return Outcome{Status: event.StatusFailed, Err: cerr}, true
 		}
 	}
@@ -412,10 +447,23 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 	if res.IsError {
 		return r.failedCall(ctx, st, c, res.Output)
 	}
-	if err := r.toolResult(ctx, st, c.ID, event.ResultOK, res.Output); err != nil {
+	if err := r.record(ctx, st, &event.ToolResultData{CallID: c.ID, Status: event.ResultOK, Output: r.redact(res.Output),
+		ExitCode: res.ExitCode, Background: r.processInfos(res.Background)}); err != nil {
 		return Outcome{Status: event.StatusFailed, Err: err}, true
 	}
 	return Outcome{}, false
+}
+
+// processInfos is the journaled form of processes: command lines redacted.
+func (r *Runner) processInfos(ps []proc.Info) []event.ProcessInfo {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]event.ProcessInfo, len(ps))
+	for i, p := range ps {
+		out[i] = event.ProcessInfo{PID: p.PID, Command: r.redact(p.Command)}
+	}
+	return out
 }
 
 // touched returns the workspace-relative paths a call can change: the file
@@ -433,15 +481,17 @@ func (r *Runner) touched(tool tools.Tool, c ToolCall) []string {
 	return out
 }
 
-// finish journals the end of a stretch of the run.
+// finish ends what the run's commands left running and journals the end of
+// a stretch of the run.
 func (r *Runner) finish(ctx context.Context, st *State, out Outcome) Outcome {
 	wctx := context.WithoutCancel(ctx)
+	ended := r.endProcesses(wctx, st)
 	if out.Status == event.StatusFailed && out.Err != nil {
-		_ = r.record(wctx, st, event.Error, &event.ErrorData{Class: string(ClassOf(out.Err)), Message: r.redact(out.Err.Error())})
+		_ = r.record(wctx, st, &event.ErrorData{Class: ClassOf(out.Err), Message: r.redact(out.Err.Error())})
 	}
-	if err := r.record(wctx, st, event.RunFinished, &event.RunFinishedData{
+	if err := r.record(wctx, st, &event.RunFinishedData{
 		Status: out.Status, Steps: st.Step, ToolCalls: st.ToolCalls,
-		Tokens: event.TokenCount{Input: st.Tokens.Input, Output: st.Tokens.Output}, Answer: out.Answer,
+		Tokens: event.TokenCount{Input: st.Tokens.Input, Output: st.Tokens.Output}, Answer: out.Answer, Ended: ended,
 	}); err != nil && out.Err == nil {
 		out.Err = err
 	}

@@ -13,17 +13,17 @@ import (
 
 // Resume actions of the contract.
 const (
-	ActionRerun            = "rerun"
-	ActionNotRerun         = "not_rerun"
-	ActionAwaitingApproval = "awaiting_approval"
+	ActionRerun            = event.ActionRerun
+	ActionNotRerun         = event.ActionNotRerun
+	ActionAwaitingApproval = event.ActionAwaitingApproval
 )
 
 // ResumeOptions are a person's decisions given with `agent resume`.
 type ResumeOptions struct {
-	Approve string // call id to allow once
-	Deny    string // call id to deny
-	Note    string // the note that goes with Deny
-	Scope   string // ScopeOnce (default) or ScopeRun for Approve
+	Approve string      // call id to allow once
+	Deny    string      // call id to deny
+	Note    string      // the note that goes with Deny
+	Scope   event.Scope // ScopeOnce (default) or ScopeRun for Approve
 }
 
 // ResumeError is a resume request that does not fit the run (exit 2).
@@ -50,7 +50,9 @@ func (st *State) PendingCalls() []string {
 //   - a read-only call is run again;
 //   - a file tool that may have started is redone from its before-checkpoint;
 //   - a run_command that may have started is never run again: the model is
-//     told its outcome is unknown, with the files changed since it started.
+//     told its outcome is unknown, with the files changed since it started;
+//     whatever is left of its processes (and of the run's earlier commands)
+//     is ended first, and the resume event says so.
 func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error {
 	pending := st.PendingCalls()
 	for _, id := range []string{opt.Approve, opt.Deny} {
@@ -66,7 +68,7 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 	}
 	type plan struct {
 		oc      *OpenCall
-		action  string
+		action  event.ResumeAction
 		unknown bool // a command that may have run: answer "outcome unknown"
 	}
 	var plans []plan
@@ -94,28 +96,50 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 	if report == nil {
 		report = []event.InterruptedCall{}
 	}
-	if err := r.record(ctx, st, event.Resume, &event.ResumeData{FromSeq: st.LastSeq, Interrupted: report}); err != nil {
+	// Nothing a crash left running may change files behind the journal: end
+	// it before any checkpoint is taken, and say what was found.
+	var leftovers []event.ProcessReport
+	ended := map[string]event.ProcessReport{}
+	for _, pr := range r.endProcesses(ctx, st) {
+		ended[pr.CallID] = pr
+	}
+	for i, p := range plans { // plans[i] is report[i]
+		if pr, ok := ended[p.oc.Call.ID]; ok {
+			report[i].Processes = &pr
+			delete(ended, p.oc.Call.ID)
+		} else if p.oc.Started != nil {
+			report[i].Processes = &event.ProcessReport{CallID: p.oc.Call.ID, PGID: p.oc.Started.PGID, Action: event.ProcessNoneLeft}
+		}
+	}
+	for _, c := range st.Commands { // in the order the commands ran
+		if pr, ok := ended[c.CallID]; ok {
+			leftovers = append(leftovers, pr)
+			delete(ended, c.CallID)
+		}
+	}
+	for _, pr := range ended { // carried the run's marker, call unknown
+		leftovers = append(leftovers, pr)
+	}
+	if err := r.record(ctx, st, &event.ResumeData{FromSeq: st.LastSeq, Interrupted: report, Leftovers: leftovers}); err != nil {
 		return err
 	}
 	for _, p := range plans {
 		oc := p.oc
 		switch {
 		case oc.Call.ID == opt.Approve:
-			scope := ScopeOnce
+			a := &event.ApprovalData{CallID: oc.Call.ID, Decision: Allow, Scope: ScopeOnce,
+				Source: SourceUser, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}
 			if opt.Scope == ScopeRun {
-				scope = ScopeRun
+				a.Scope = ScopeRun
 				if g, ok := r.Approver.(Granter); ok {
-					if err := g.Grant(ctx, ApprovalRequest{CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk}); err != nil {
-						return Fail(ClassRuntime, err)
-					}
+					a.Grant, a.GrantExpires = g.GrantFor(ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk})
 				}
 			}
-			if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: oc.Call.ID, Decision: Allow, Scope: scope,
-				Source: SourceUser, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
+			if err := r.record(ctx, st, a); err != nil {
 				return err
 			}
 		case oc.Call.ID == opt.Deny:
-			if err := r.record(ctx, st, event.Approval, &event.ApprovalData{CallID: oc.Call.ID, Decision: Deny, Scope: ScopeOnce,
+			if err := r.record(ctx, st, &event.ApprovalData{CallID: oc.Call.ID, Decision: Deny, Scope: ScopeOnce,
 				Source: SourceUser, Note: r.redact(opt.Note), ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
 				return err
 			}
@@ -160,7 +184,7 @@ func (r *Runner) unknownOutcome(ctx context.Context, st *State, oc *OpenCall) er
 	msg := "outcome unknown: the agent stopped while this command was running, and it was not run again. " +
 		"Check its effects before deciding whether to run it again."
 	if r.Checkpointer != nil {
-		id, files, err := r.Checkpointer.Checkpoint(ctx, st.RunID, oc.Call.ID, "after", st.Step, st.LastSeq, nil)
+		id, files, err := r.Checkpointer.Checkpoint(ctx, st.RunID, oc.Call.ID, event.CheckpointAfter, st.Step, st.LastSeq, nil)
 		if err != nil {
 			return Fail(ClassRuntime, err)
 		}
@@ -169,7 +193,7 @@ func (r *Runner) unknownOutcome(ctx context.Context, st *State, oc *OpenCall) er
 		if files, err = r.Checkpointer.Changed(ctx, oc.BeforeCP, id); err != nil {
 			return Fail(ClassRuntime, err)
 		}
-		if err := r.record(ctx, st, event.Checkpoint, &event.CheckpointData{CheckpointID: id, CallID: oc.Call.ID, Kind: "after", Step: st.Step, Files: files}); err != nil {
+		if err := r.record(ctx, st, &event.CheckpointData{CheckpointID: id, CallID: oc.Call.ID, Kind: event.CheckpointAfter, Step: st.Step, Files: files}); err != nil {
 			return err
 		}
 		if len(files) == 0 {
@@ -179,7 +203,21 @@ func (r *Runner) unknownOutcome(ctx context.Context, st *State, oc *OpenCall) er
 			msg += "\nFiles changed since it started: " + strings.Join(files, ", ")
 		}
 	}
-	return r.record(ctx, st, event.ToolResult, &event.ToolResultData{CallID: oc.Call.ID, Status: event.ResultInterrupted, Output: msg})
+	return r.record(ctx, st, &event.ToolResultData{CallID: oc.Call.ID, Status: event.ResultInterrupted, Output: msg})
+}
+
+// endProcesses ends what is left of the run's commands.
+func (r *Runner) endProcesses(ctx context.Context, st *State) []event.ProcessReport {
+	if r.Processes == nil || len(st.Commands) == 0 {
+		return nil
+	}
+	reps := r.Processes.End(ctx, st.RunID, st.Commands)
+	for i := range reps {
+		for j := range reps[i].Processes {
+			reps[i].Processes[j].Command = r.redact(reps[i].Processes[j].Command)
+		}
+	}
+	return reps
 }
 
 // callPaths returns the workspace path a file tool's arguments name.

@@ -18,11 +18,14 @@ type State struct {
 	Step      int
 	ToolCalls int
 	Tokens    Usage
-	Status    string
+	Status    event.Status
 	Answer    string
 	LastSeq   int64
 	// Open are the calls of the newest assistant message without a result.
 	Open []*OpenCall
+	// Commands are the process groups of every command the run started
+	// (command_started), so that what they leave running can be ended.
+	Commands []event.CommandStartedData
 	// failures counts identical failing calls (name + arguments + error).
 	failures map[string]int
 	// firstSeqOfMessage[i] is the seq of the event that produced Messages[i].
@@ -36,6 +39,8 @@ type OpenCall struct {
 	Risk      event.Risk          // from the tool_call event
 	Approval  *event.ApprovalData // the newest decision, if any
 	BeforeCP  string              // checkpoint taken before it ran, if any
+	// Started is the command's process group, once it was started.
+	Started *event.CommandStartedData
 }
 
 // NewState starts the state of a new run.
@@ -104,8 +109,14 @@ func (s *State) Apply(ev event.Event) {
 			oc.Approval = &cp
 		}
 	case *event.CheckpointData:
-		if oc := s.findOpen(d.CallID); oc != nil && d.Kind == "before" {
+		if oc := s.findOpen(d.CallID); oc != nil && d.Kind == event.CheckpointBefore {
 			oc.BeforeCP = d.CheckpointID
+		}
+	case *event.CommandStartedData:
+		s.Commands = append(s.Commands, *d)
+		if oc := s.findOpen(d.CallID); oc != nil {
+			cp := *d
+			oc.Started = &cp
 		}
 	case *event.ToolResultData:
 		name := ""
@@ -125,6 +136,8 @@ func (s *State) Apply(ev event.Event) {
 			s.RewindTo(d.ToSeq)
 		}
 		s.addMessage(Message{Role: RoleUser, Content: rollbackNote(d)}, ev.Seq)
+	case *event.ResumeData:
+		s.Status = event.StatusRunning
 	case *event.RunFinishedData:
 		s.Status, s.Answer = d.Status, d.Answer
 		if d.Status == event.StatusAwaitingApproval {

@@ -7,31 +7,11 @@ import (
 	"agent/internal/event"
 )
 
-func evs(data ...any) []event.Event {
+func evs(data ...event.Payload) []event.Event {
 	out := make([]event.Event, len(data))
 	for i, d := range data {
-		var t event.Type
-		switch d.(type) {
-		case *event.RunStartedData:
-			t = event.RunStarted
-		case *event.UserMessageData:
-			t = event.UserMessage
-		case *event.AssistantMessageData:
-			t = event.AssistantMessage
-		case *event.ToolCallData:
-			t = event.ToolCall
-		case *event.ApprovalData:
-			t = event.Approval
-		case *event.CheckpointData:
-			t = event.Checkpoint
-		case *event.ToolResultData:
-			t = event.ToolResult
-		case *event.RollbackData:
-			t = event.Rollback
-		case *event.RunFinishedData:
-			t = event.RunFinished
-		}
-		out[i] = event.Event{Type: t, RunID: "r", Seq: int64(i + 1), Data: d}
+		out[i] = event.New("r", d)
+		out[i].Seq = int64(i + 1)
 	}
 	return out
 }

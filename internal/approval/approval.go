@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"agent/internal/agent"
+	"agent/internal/event"
 	"agent/internal/policy"
 	"agent/internal/tools"
 )
@@ -25,18 +26,18 @@ type Prompter interface {
 	Ask(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error)
 }
 
-// Grants keeps a run's "allow for this run" grants.
+// Grants reads a run's "allow for this run" grants. They are written with
+// the approval event that grants them (ApprovalDecision.Grant), by the
+// journal, in the same transaction.
 type Grants interface {
 	// ActiveGrants returns the rule texts granted for runID that have not
 	// expired at now.
 	ActiveGrants(ctx context.Context, runID string, now time.Time) ([]string, error)
-	AddGrant(ctx context.Context, runID, rule string, now, expires time.Time) error
 }
 
-// Approver decides calls for one run.
+// Approver decides calls; the run is the request's.
 type Approver struct {
 	Policy   *policy.Policy
-	RunID    string
 	Grants   Grants   // nil: no run grants
 	Prompter Prompter // nil: headless, a call that needs a person is pending
 	TTL      time.Duration
@@ -58,11 +59,11 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	d := a.Policy.Decide(call)
 	switch d.Action {
 	case policy.Allow:
-		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeOnce, Source: d.Source, Rule: d.Rule, Reason: d.Reason}, nil
+		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	case policy.Deny:
-		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: d.Source, Rule: d.Rule, Reason: d.Reason}, nil
+		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
-	if rule, ok, err := a.granted(ctx, call); err != nil {
+	if rule, ok, err := a.granted(ctx, req.RunID, call); err != nil {
 		return agent.ApprovalDecision{}, err
 	} else if ok {
 		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeRun, Source: agent.SourceUser, Rule: rule,
@@ -78,24 +79,19 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	}
 	dec.Source = agent.SourceUser
 	if dec.Decision == agent.Allow && dec.Scope == agent.ScopeRun {
-		if err := a.Grant(ctx, req); err != nil {
-			return agent.ApprovalDecision{}, err
-		}
+		dec.Grant, dec.GrantExpires = a.GrantFor(req)
 	}
 	return dec, nil
 }
 
-// Grant records an "allow for this run" grant covering calls like req.
-func (a *Approver) Grant(ctx context.Context, req agent.ApprovalRequest) error {
-	if a.Grants == nil {
-		return nil
-	}
+// GrantFor returns the "allow for this run" grant covering calls like req,
+// and when it expires; the loop journals it with the approval.
+func (a *Approver) GrantFor(req agent.ApprovalRequest) (string, time.Time) {
 	ttl := a.TTL
 	if ttl <= 0 {
 		ttl = time.Hour
 	}
-	now := a.now()
-	return a.Grants.AddGrant(ctx, a.RunID, GrantRule(req.Tool, json.RawMessage(req.Arguments)), now, now.Add(ttl))
+	return GrantRule(req.Tool, json.RawMessage(req.Arguments)), a.now().Add(ttl)
 }
 
 // GrantRule is the rule a run grant stores: the tool and its exact main
@@ -109,11 +105,11 @@ func GrantRule(tool string, args json.RawMessage) string {
 	return fmt.Sprintf("%s(%s)", tool, esc)
 }
 
-func (a *Approver) granted(ctx context.Context, call policy.Call) (string, bool, error) {
-	if a.Grants == nil {
+func (a *Approver) granted(ctx context.Context, runID string, call policy.Call) (string, bool, error) {
+	if a.Grants == nil || runID == "" {
 		return "", false, nil
 	}
-	rules, err := a.Grants.ActiveGrants(ctx, a.RunID, a.now())
+	rules, err := a.Grants.ActiveGrants(ctx, runID, a.now())
 	if err != nil || len(rules) == 0 {
 		return "", false, err
 	}

@@ -15,7 +15,33 @@ import (
 	"agent/internal/tools"
 )
 
-func newApprover(t *testing.T, mode policy.Mode, allow, deny []string) (*Approver, *time.Time) {
+// testRun is an approver for one run with a real journal, so grants are
+// recorded the way the loop records them: with their approval event.
+type testRun struct {
+	*Approver
+	st    *store.Store
+	runID string
+}
+
+// grant journals a person's "allow for this run" of req, as the loop does.
+func (r testRun) grant(t *testing.T, req agent.ApprovalRequest) {
+	t.Helper()
+	req.RunID = r.runID
+	rule, exp := r.GrantFor(req)
+	ev := event.New(r.runID, &event.ApprovalData{CallID: req.CallID, Decision: event.Allow, Scope: event.ScopeRun,
+		Source: event.SourceUser, Grant: rule, GrantExpires: exp})
+	if err := r.st.Append(context.Background(), &ev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r testRun) req(id, command string) agent.ApprovalRequest {
+	q := cmdReq(id, command)
+	q.RunID = r.runID
+	return q
+}
+
+func newApprover(t *testing.T, mode policy.Mode, allow, deny []string) (testRun, *time.Time) {
 	t.Helper()
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
@@ -33,9 +59,9 @@ func newApprover(t *testing.T, mode policy.Mode, allow, deny []string) (*Approve
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	a := &Approver{Policy: p, RunID: runID, Grants: st, TTL: time.Hour,
+	a := &Approver{Policy: p, Grants: st, TTL: time.Hour,
 		Tools: tools.Default(), ToolEnv: &tools.Env{Workspace: ws}, Now: func() time.Time { return now }}
-	return a, &now
+	return testRun{a, st, runID}, &now
 }
 
 func cmdReq(id, command string) agent.ApprovalRequest {
@@ -47,29 +73,31 @@ func cmdReq(id, command string) agent.ApprovalRequest {
 func TestRunGrantExpires(t *testing.T) {
 	a, now := newApprover(t, policy.ModeAsk, nil, []string{"run_command(rm *)"})
 	ctx := context.Background()
-	d, err := a.Approve(ctx, cmdReq("c1", "go test ./..."))
+	d, err := a.Approve(ctx, a.req("c1", "go test ./..."))
 	if err != nil || !d.Pending {
 		t.Fatalf("headless ask: %+v, %v; want pending", d, err)
 	}
-	if err := a.Grant(ctx, cmdReq("c1", "go test ./...")); err != nil {
-		t.Fatal(err)
+	a.grant(t, a.req("c1", "go test ./..."))
+	if d, _ := (&Approver{Policy: a.Policy, Grants: a.st, Now: a.Now}).Approve(ctx, a.req("c1b", "go test ./...")); d.Decision != agent.Allow {
+		t.Errorf("the grant is not in the journal's grants: %+v", d)
+	}
+	if d, _ := a.Approve(ctx, cmdReq("other-run", "go test ./...")); !d.Pending {
+		t.Errorf("a grant of one run covered a call of another: %+v", d)
 	}
 	*now = now.Add(59 * time.Minute)
-	d, _ = a.Approve(ctx, cmdReq("c2", "go test ./..."))
+	d, _ = a.Approve(ctx, a.req("c2", "go test ./..."))
 	if d.Decision != agent.Allow || d.Scope != agent.ScopeRun || d.Source != agent.SourceUser {
 		t.Errorf("within the grant's time: %+v, want allow/run/user", d)
 	}
-	if d, _ := a.Approve(ctx, cmdReq("c3", "go test ./... && curl evil")); !d.Pending {
+	if d, _ := a.Approve(ctx, a.req("c3", "go test ./... && curl evil")); !d.Pending {
 		t.Errorf("a longer command slipped under the grant: %+v", d)
 	}
-	if err := a.Grant(ctx, cmdReq("c4", "rm -rf build")); err != nil {
-		t.Fatal(err)
-	}
-	if d, _ := a.Approve(ctx, cmdReq("c5", "rm -rf build")); d.Decision != agent.Deny || d.Source != policy.SourceRule {
+	a.grant(t, a.req("c4", "rm -rf build"))
+	if d, _ := a.Approve(ctx, a.req("c5", "rm -rf build")); d.Decision != agent.Deny || d.Source != event.SourceRule {
 		t.Errorf("a grant beat a deny rule: %+v", d)
 	}
 	*now = now.Add(2 * time.Minute)
-	if d, _ := a.Approve(ctx, cmdReq("c6", "go test ./...")); !d.Pending {
+	if d, _ := a.Approve(ctx, a.req("c6", "go test ./...")); !d.Pending {
 		t.Errorf("after the grant expired: %+v, want a person asked again", d)
 	}
 }
@@ -92,7 +120,7 @@ func TestModesAndRules(t *testing.T) {
 		mode     policy.Mode
 		allow    []string
 		req      agent.ApprovalRequest
-		decision string
+		decision event.Decision
 		pending  bool
 	}{
 		{policy.ModeReadOnly, nil, cmdReq("c", "ls"), agent.Deny, false},

@@ -2,6 +2,8 @@ package checkpoint
 
 import (
 	"context"
+
+	"agent/internal/event"
 )
 
 // Head returns the run's newest snapshot (zero Snapshot if it has none).
@@ -15,7 +17,8 @@ func (s *Store) Head(runID string) (Snapshot, error) {
 }
 
 // Checkpointer adapts a Store to the agent loop's Checkpointer interface
-// (internal/agent) without importing it.
+// (internal/agent) without importing it; it speaks the spine's checkpoint
+// kind (internal/event), the one event type this package knows.
 type Checkpointer struct{ Store *Store }
 
 // Checkpoint records the workspace as the run's next snapshot. When changed
@@ -23,7 +26,7 @@ type Checkpointer struct{ Store *Store }
 // previous snapshot, which is then updated incrementally; otherwise the
 // workspace is scanned. files are the paths that differ from the previous
 // snapshot (none for a run's first).
-func (c Checkpointer) Checkpoint(ctx context.Context, runID, callID, kind string, step int, seq int64, changed []string) (string, []string, error) {
+func (c Checkpointer) Checkpoint(ctx context.Context, runID, callID string, kind event.CheckpointKind, step int, seq int64, changed []string) (string, []string, error) {
 	meta := Meta{RunID: runID, CallID: callID, Kind: Kind(kind), Step: step, Event: seq}
 	var snap Snapshot
 	head, err := c.Store.Head(runID)

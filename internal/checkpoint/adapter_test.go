@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"agent/internal/event"
 )
 
 // The agent loop's interface (internal/agent.Checkpointer), restated so the
 // test does not depend on that package.
 type agentCheckpointer interface {
-	Checkpoint(ctx context.Context, runID, callID, kind string, step int, seq int64, changed []string) (id string, files []string, err error)
+	Checkpoint(ctx context.Context, runID, callID string, kind event.CheckpointKind, step int, seq int64, changed []string) (id string, files []string, err error)
 	RestorePaths(ctx context.Context, checkpointID string, paths []string) error
 }
 

@@ -28,6 +28,10 @@ const (
 	Resume           Type = "resume"
 	Error            Type = "error"
 	RunFinished      Type = "run_finished"
+	// CommandStarted is an extension: the process group of a run_command,
+	// journaled (and fsynced) after the process exists and before it may do
+	// anything, so that resume can end what a crash left running.
+	CommandStarted Type = "command_started"
 )
 
 // Event is one journaled fact about a run. Data holds the type's payload (one of
@@ -37,7 +41,13 @@ type Event struct {
 	RunID string    `json:"run_id"`
 	Seq   int64     `json:"seq"`
 	Time  time.Time `json:"time"`
-	Data  any       `json:"-"`
+	Data  Payload   `json:"-"`
+}
+
+// Payload is the data of one event type; it knows its type, so an event can
+// never carry the payload of another.
+type Payload interface {
+	EventType() Type
 }
 
 // Risk classifies what a tool call can do.
@@ -49,22 +59,80 @@ const (
 	RiskExec  Risk = "exec"
 )
 
-// Run statuses (run_finished.status and the runs table).
+// Status is a run's status (run_finished.status and the runs table).
+type Status string
+
 const (
-	StatusRunning          = "running"
-	StatusCompleted        = "completed"
-	StatusStopped          = "stopped"
-	StatusFailed           = "failed"
-	StatusAwaitingApproval = "awaiting_approval"
-	StatusInterrupted      = "interrupted"
+	StatusRunning          Status = "running"
+	StatusCompleted        Status = "completed"
+	StatusStopped          Status = "stopped"
+	StatusFailed           Status = "failed"
+	StatusAwaitingApproval Status = "awaiting_approval"
+	StatusInterrupted      Status = "interrupted"
 )
 
-// Tool result statuses.
+// ResultStatus is how a tool call ended (tool_result.status).
+type ResultStatus string
+
 const (
-	ResultOK          = "ok"
-	ResultError       = "error"
-	ResultDenied      = "denied"
-	ResultInterrupted = "interrupted"
+	ResultOK          ResultStatus = "ok"
+	ResultError       ResultStatus = "error"
+	ResultDenied      ResultStatus = "denied"
+	ResultInterrupted ResultStatus = "interrupted"
+)
+
+// Decision is an approval's verdict.
+type Decision string
+
+const (
+	Allow Decision = "allow"
+	Deny  Decision = "deny"
+)
+
+// Scope is what an approval covers: this call, or calls like it for the run.
+type Scope string
+
+const (
+	ScopeOnce Scope = "once"
+	ScopeRun  Scope = "run"
+)
+
+// Source is who decided an approval.
+type Source string
+
+const (
+	SourceUser Source = "user"
+	SourceRule Source = "rule"
+	SourceMode Source = "mode"
+)
+
+// CheckpointKind says why a checkpoint was taken.
+type CheckpointKind string
+
+const (
+	CheckpointBefore   CheckpointKind = "before"
+	CheckpointAfter    CheckpointKind = "after"
+	CheckpointRollback CheckpointKind = "rollback"
+)
+
+// ResumeAction is what a resume does with a call that was interrupted.
+type ResumeAction string
+
+const (
+	ActionRerun            ResumeAction = "rerun"
+	ActionNotRerun         ResumeAction = "not_rerun"
+	ActionAwaitingApproval ResumeAction = "awaiting_approval"
+)
+
+// Class is a failure class of the contract (error.class).
+type Class string
+
+const (
+	ClassModel      Class = "model"
+	ClassTool       Class = "tool"
+	ClassPermission Class = "permission"
+	ClassContext    Class = "context"
+	ClassRuntime    Class = "runtime"
 )
 
 type RunStartedData struct {
@@ -119,30 +187,39 @@ type ToolCallData struct {
 }
 
 type ApprovalData struct {
-	CallID   string `json:"call_id"`
-	Decision string `json:"decision"` // allow, deny
-	Scope    string `json:"scope"`    // once, run
-	Source   string `json:"source"`   // user, rule, mode
-	Rule     string `json:"rule,omitempty"`
-	Note     string `json:"note,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-	ArgsHash string `json:"args_hash,omitempty"`
+	CallID   string   `json:"call_id"`
+	Decision Decision `json:"decision"`
+	Scope    Scope    `json:"scope"`
+	Source   Source   `json:"source"`
+	Rule     string   `json:"rule,omitempty"`
+	Note     string   `json:"note,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	ArgsHash string   `json:"args_hash,omitempty"`
+	// Grant is the rule an "allow for this run" decision grants (scope run),
+	// valid until GrantExpires; the store records it with the event.
+	Grant        string    `json:"grant,omitempty"`
+	GrantExpires time.Time `json:"grant_expires,omitzero"`
 	// Pending is never journaled: State marks the call a paused run waits on.
 	Pending bool `json:"-"`
 }
 
 type CheckpointData struct {
-	CheckpointID string   `json:"checkpoint_id"`
-	CallID       string   `json:"call_id"`
-	Kind         string   `json:"kind,omitempty"` // before, after, rollback
-	Step         int      `json:"step"`
-	Files        []string `json:"files"`
+	CheckpointID string         `json:"checkpoint_id"`
+	CallID       string         `json:"call_id"`
+	Kind         CheckpointKind `json:"kind,omitempty"`
+	Step         int            `json:"step"`
+	Files        []string       `json:"files"`
 }
 
 type ToolResultData struct {
-	CallID string `json:"call_id"`
-	Status string `json:"status"`
-	Output string `json:"output"`
+	CallID string       `json:"call_id"`
+	Status ResultStatus `json:"status"`
+	Output string       `json:"output"`
+	// ExitCode is run_command's exit status (absent for other tools).
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Background lists processes a command left running; they are ended
+	// when the run ends or pauses.
+	Background []ProcessInfo `json:"background,omitempty"`
 }
 
 type RollbackData struct {
@@ -156,18 +233,63 @@ type RollbackData struct {
 }
 
 type InterruptedCall struct {
-	CallID string `json:"call_id"`
-	Name   string `json:"name"`
-	Action string `json:"action"` // rerun, not_rerun, awaiting_approval
+	CallID string       `json:"call_id"`
+	Name   string       `json:"name"`
+	Action ResumeAction `json:"action"`
+	// Processes is what resume found of the call's command still running,
+	// and what it did about it, before it took the after-checkpoint.
+	Processes *ProcessReport `json:"processes,omitempty"`
 }
 
 type ResumeData struct {
 	FromSeq     int64             `json:"from_seq"`
 	Interrupted []InterruptedCall `json:"interrupted"`
+	// Leftovers are processes of earlier commands of the run (background
+	// processes a crash left behind) that resume ended.
+	Leftovers []ProcessReport `json:"leftovers,omitempty"`
+}
+
+// ProcessInfo is one process of a command, for people.
+type ProcessInfo struct {
+	PID     int    `json:"pid"`
+	Command string `json:"command"` // its command line, shortened and redacted
+}
+
+// ProcessAction is what the agent did about a command's leftover processes.
+type ProcessAction string
+
+const (
+	ProcessNoneLeft ProcessAction = "none_left" // nothing of the command was running
+	ProcessKilled   ProcessAction = "killed"    // what was left was ended (SIGTERM, then SIGKILL)
+)
+
+// ProcessReport says what was left of one command's processes.
+type ProcessReport struct {
+	CallID    string        `json:"call_id"`
+	PGID      int           `json:"pgid"`
+	Action    ProcessAction `json:"action"`
+	Processes []ProcessInfo `json:"processes,omitempty"`
+}
+
+// CommandStartedData identifies a run_command's process group: enough for a
+// later process to find what is left of it and to tell it from an unrelated
+// group that reuses the id.
+type CommandStartedData struct {
+	CallID string `json:"call_id"`
+	PID    int    `json:"pid"`
+	PGID   int    `json:"pgid"`
+	// BootID is the kernel's boot id: after a reboot nothing of it is left.
+	BootID string `json:"boot_id,omitempty"`
+	// StartTicks is the leader's start time in clock ticks since boot; a
+	// process of the group started earlier belongs to another group.
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+	// Marker is the value of AGENT_CALL in the command's environment, which
+	// its descendants inherit even when they leave the process group.
+	Marker string `json:"marker,omitempty"`
 }
 
 type ErrorData struct {
-	Class   string `json:"class"`
+	Class   Class  `json:"class"`
 	Message string `json:"message"`
 }
 
@@ -177,16 +299,19 @@ type TokenCount struct {
 }
 
 type RunFinishedData struct {
-	Status    string     `json:"status"`
+	Status    Status     `json:"status"`
 	Steps     int        `json:"steps"`
 	ToolCalls int        `json:"tool_calls"`
 	Tokens    TokenCount `json:"tokens"`
 	Answer    string     `json:"answer,omitempty"`
+	// Ended lists what the run's commands left running that the end of this
+	// stretch of the run stopped.
+	Ended []ProcessReport `json:"ended,omitempty"`
 }
 
 // NewPayload returns a pointer to the zero payload of t, or an error for an
 // unknown type.
-func NewPayload(t Type) (any, error) {
+func NewPayload(t Type) (Payload, error) {
 	switch t {
 	case RunStarted:
 		return &RunStartedData{}, nil
@@ -212,8 +337,30 @@ func NewPayload(t Type) (any, error) {
 		return &ErrorData{}, nil
 	case RunFinished:
 		return &RunFinishedData{}, nil
+	case CommandStarted:
+		return &CommandStartedData{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
+}
+
+func (*RunStartedData) EventType() Type       { return RunStarted }
+func (*UserMessageData) EventType() Type      { return UserMessage }
+func (*ModelRequestData) EventType() Type     { return ModelRequest }
+func (*AssistantMessageData) EventType() Type { return AssistantMessage }
+func (*ToolCallData) EventType() Type         { return ToolCall }
+func (*ApprovalData) EventType() Type         { return Approval }
+func (*CheckpointData) EventType() Type       { return Checkpoint }
+func (*ToolResultData) EventType() Type       { return ToolResult }
+func (*RollbackData) EventType() Type         { return Rollback }
+func (*ResumeData) EventType() Type           { return Resume }
+func (*ErrorData) EventType() Type            { return Error }
+func (*RunFinishedData) EventType() Type      { return RunFinished }
+func (*CommandStartedData) EventType() Type   { return CommandStarted }
+
+// New returns the event of payload p for a run; seq and time are set when
+// the journal commits it.
+func New(runID string, p Payload) Event {
+	return Event{Type: p.EventType(), RunID: runID, Data: p}
 }
 
 // MarshalJSON writes the header fields followed by the payload's fields in one
@@ -273,7 +420,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 }
 
 // DecodePayload decodes a stored payload of type t.
-func DecodePayload(t Type, raw []byte) (any, error) {
+func DecodePayload(t Type, raw []byte) (Payload, error) {
 	p, err := NewPayload(t)
 	if err != nil {
 		return nil, err

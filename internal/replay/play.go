@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -19,6 +20,7 @@ const (
 	partToolArgs                     // argument fragment of a tool call
 	partFinish                       // empty delta with finish_reason
 	partUsage                        // empty choices, usage
+	partBad                          // a raw line that is not a chunk (bad_chunk)
 )
 
 type part struct {
@@ -29,6 +31,7 @@ type part struct {
 	name   string
 	usage  Usage
 	noText bool // partRole of a turn without text: content is null, not ""
+	object bool // partToolHead carrying the whole arguments (text) as a JSON value
 }
 
 // plan lays a turn out as the chunks OpenAI would send.
@@ -38,7 +41,15 @@ func plan(t *Turn, includeUsage bool) []part {
 	for _, f := range split(t.Text, n) {
 		parts = append(parts, part{kind: partText, text: f})
 	}
+	if t.BadChunk != "" {
+		return append(parts, part{kind: partBad, text: t.BadChunk})
+	}
 	for i, tc := range t.ToolCalls {
+		if t.ArgsObject && json.Valid([]byte(tc.Arguments)) {
+			// The whole call in one chunk, arguments as a JSON value.
+			parts = append(parts, part{kind: partToolHead, index: i, id: tc.ID, name: tc.Name, text: tc.Arguments, object: true})
+			continue
+		}
 		parts = append(parts, part{kind: partToolHead, index: i, id: tc.ID, name: tc.Name})
 		for _, f := range split(tc.Arguments, n) {
 			parts = append(parts, part{kind: partToolArgs, index: i, text: f})

@@ -38,6 +38,12 @@
 //   - stall_after_chunks: N: send N SSE chunks, flush, then hang until the
 //     client goes away (crash and cancellation tests).
 //   - drop_after_chunks: N: send N chunks, then cut the connection.
+//   - args_object: true: send each tool call whole in one chunk with its
+//     arguments as a JSON value, not a string, as llama.cpp and Ollama do
+//     (arguments that are not valid JSON are still sent as a string).
+//   - bad_chunk: a raw line sent as the data of the first chunk after the
+//     role chunk, verbatim (a server speaking another format); the stream
+//     then ends.
 //   - expect: checks on the request that receives this turn; a failed check
 //     does not change the answer, it is recorded (see Server.Err):
 //     tool_result_contains (a tool message after the last assistant message
@@ -92,6 +98,8 @@ type Turn struct {
 	ChunkSize        int        `json:"chunk_size,omitempty"`
 	StallAfterChunks *int       `json:"stall_after_chunks,omitempty"`
 	DropAfterChunks  *int       `json:"drop_after_chunks,omitempty"`
+	ArgsObject       bool       `json:"args_object,omitempty"`
+	BadChunk         string     `json:"bad_chunk,omitempty"`
 	Expect           *Expect    `json:"expect,omitempty"`
 }
 

@@ -235,6 +235,11 @@ func (s *scriptedStream) apply(p part) {
 	case partToolHead:
 		s.calls++
 		s.emit(agent.StreamEvent{Kind: agent.EvToolCallStart, Index: p.index, ID: p.id, Name: p.name})
+		if p.object { // the adapter turns the JSON value back into its text
+			s.emit(agent.StreamEvent{Kind: agent.EvToolCallDelta, Index: p.index, Text: p.text})
+		}
+	case partBad:
+		s.done = fmt.Errorf("replay: the model endpoint sent a stream chunk this agent cannot read; it received: %s", p.text)
 	case partToolArgs:
 		s.emit(agent.StreamEvent{Kind: agent.EvToolCallDelta, Index: p.index, Text: p.text})
 	case partFinish:

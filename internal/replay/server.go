@@ -165,9 +165,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, t *Turn, id, mod
 		if i == len(parts) {
 			break
 		}
+		if parts[i].kind == partBad {
+			_, _ = fmt.Fprintf(w, "data: %s\n\n", parts[i].text)
+			flush()
+			return
+		}
 		b, err := json.Marshal(chunkFor(parts[i], id, model, created, includeUsage))
 		if err != nil {
 			panic(fmt.Sprintf("replay: encoding a chunk: %v", err)) // our own types: cannot happen
+		}
+		if parts[i].object {
+			b = argsAsObject(b, parts[i].text)
 		}
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
 			return
@@ -176,6 +184,30 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, t *Turn, id, mod
 	}
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	flush()
+}
+
+// argsAsObject puts a tool-call chunk's arguments in as a JSON value (the
+// dialect of llama.cpp and Ollama).
+func argsAsObject(chunk []byte, args string) []byte {
+	var c map[string]any
+	if json.Unmarshal(chunk, &c) != nil {
+		return chunk
+	}
+	choices, _ := c["choices"].([]any)
+	for _, ch := range choices {
+		delta, _ := ch.(map[string]any)["delta"].(map[string]any)
+		calls, _ := delta["tool_calls"].([]any)
+		for _, tc := range calls {
+			if fn, ok := tc.(map[string]any)["function"].(map[string]any); ok {
+				fn["arguments"] = json.RawMessage(args)
+			}
+		}
+	}
+	out, err := json.Marshal(c)
+	if err != nil {
+		return chunk
+	}
+	return out
 }
 
 // interrupt applies stall_after_chunks / drop_after_chunks before chunk i (i

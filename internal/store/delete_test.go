@@ -32,7 +32,7 @@ func fillRun(t *testing.T, st *Store, id, text string) {
 	if err := st.CreateRun(ctx, Run{ID: id, Workspace: "/tmp/ws-" + id, Model: "m", Approval: "ask", Prompt: "please " + text}); err != nil {
 		t.Fatal(err)
 	}
-	evs := []any{
+	evs := []event.Payload{
 		&event.RunStartedData{Workspace: "/tmp/ws-" + id, Model: "m", Approval: "ask"},
 		&event.UserMessageData{Text: "please " + text},
 		&event.ModelRequestData{Step: 1},
@@ -44,27 +44,8 @@ func fillRun(t *testing.T, st *Store, id, text string) {
 		&event.RunFinishedData{Status: event.StatusCompleted, Steps: 1, ToolCalls: 1, Answer: "done with " + text},
 	}
 	for _, d := range evs {
-		ev := &event.Event{RunID: id, Data: d}
-		switch d.(type) {
-		case *event.RunStartedData:
-			ev.Type = event.RunStarted
-		case *event.UserMessageData:
-			ev.Type = event.UserMessage
-		case *event.ModelRequestData:
-			ev.Type = event.ModelRequest
-		case *event.AssistantMessageData:
-			ev.Type = event.AssistantMessage
-		case *event.ToolCallData:
-			ev.Type = event.ToolCall
-		case *event.ApprovalData:
-			ev.Type = event.Approval
-		case *event.CheckpointData:
-			ev.Type = event.Checkpoint
-		case *event.ToolResultData:
-			ev.Type = event.ToolResult
-		case *event.RunFinishedData:
-			ev.Type = event.RunFinished
-		}
+		e := event.New(id, d)
+		ev := &e
 		if err := st.Append(ctx, ev); err != nil {
 			t.Fatal(err)
 		}

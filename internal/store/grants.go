@@ -6,15 +6,7 @@ import (
 	"time"
 )
 
-// AddGrant records an "allow for this run" grant that expires at expires.
-func (s *Store) AddGrant(ctx context.Context, runID, rule string, now, expires time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`,
-		runID, rule, now.UTC().Format(time.RFC3339Nano), expires.UTC().Format(time.RFC3339Nano))
-	if err != nil {
-		return fmt.Errorf("record grant: %w", err)
-	}
-	return nil
-}
+// Grants are written by Append, with the approval event that grants them.
 
 // ActiveGrants returns the rules granted for a run that have not expired.
 func (s *Store) ActiveGrants(ctx context.Context, runID string, now time.Time) ([]string, error) {

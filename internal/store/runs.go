@@ -16,21 +16,21 @@ import (
 
 // Run is one row of the runs table.
 type Run struct {
-	ID        string    `json:"run_id"`
-	Status    string    `json:"status"`
-	Workspace string    `json:"workspace"`
-	Model     string    `json:"model"`
-	Approval  string    `json:"approval"`
-	Prompt    string    `json:"prompt"`
-	Started   time.Time `json:"started"`
-	Updated   time.Time `json:"updated"`
-	Steps     int       `json:"steps"`
-	ToolCalls int       `json:"tool_calls"`
-	TokensIn  int       `json:"tokens_in"`
-	TokensOut int       `json:"tokens_out"`
-	LastSeq   int64     `json:"last_seq"`
-	Answer    string    `json:"answer"`
-	Failure   string    `json:"failure"`
+	ID        string       `json:"run_id"`
+	Status    event.Status `json:"status"`
+	Workspace string       `json:"workspace"`
+	Model     string       `json:"model"`
+	Approval  string       `json:"approval"`
+	Prompt    string       `json:"prompt"`
+	Started   time.Time    `json:"started"`
+	Updated   time.Time    `json:"updated"`
+	Steps     int          `json:"steps"`
+	ToolCalls int          `json:"tool_calls"`
+	TokensIn  int          `json:"tokens_in"`
+	TokensOut int          `json:"tokens_out"`
+	LastSeq   int64        `json:"last_seq"`
+	Answer    string       `json:"answer"`
+	Failure   string       `json:"failure"`
 }
 
 // NewRunID returns a sortable, readable run id: 20261129T203216-3f9a1c.
@@ -44,7 +44,7 @@ func NewRunID() string {
 func (s *Store) CreateRun(ctx context.Context, r Run) error {
 	t := now()
 	_, err := s.db.ExecContext(ctx, `INSERT INTO runs(id, status, workspace, model, approval, prompt, started, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, event.StatusRunning, r.Workspace, r.Model, r.Approval, r.Prompt, t, t)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, string(event.StatusRunning), r.Workspace, r.Model, r.Approval, r.Prompt, t, t)
 	if err != nil {
 		return fmt.Errorf("create run: %w", err)
 	}
@@ -117,22 +117,28 @@ func (s *Store) ListRuns(ctx context.Context) ([]Run, error) {
 	return out, rows.Err()
 }
 
-// SetStatus updates a run's status outside of an event (e.g. marking it
-// running again when resumed).
-func (s *Store) SetStatus(ctx context.Context, runID, status string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE runs SET status = ?, updated = ? WHERE id = ?`, status, now(), runID)
-	if err != nil {
-		return fmt.Errorf("set status: %w", err)
-	}
-	return nil
-}
-
 // Append commits one event: it takes the next seq of the run (gapless), inserts
 // the event and folds its counters into the runs row, all in one transaction.
 // ev.Seq and ev.Time are filled in. Events that are audit facts (approval
-// decisions, rollbacks) get their audit row in the same transaction, so the
-// two stand or fall together. The event is durable when Append returns.
+// decisions, rollbacks) get their audit row, and a run-scoped approval its
+// grant, in the same transaction, so they stand or fall together. The event
+// survives the process being killed when Append returns (WAL, synchronous
+// NORMAL); AppendSync also survives a power loss.
 func (s *Store) Append(ctx context.Context, ev *event.Event) error {
+	return s.appendOn(ctx, s.db, ev)
+}
+
+// AppendSync is Append on a connection with synchronous=FULL: the WAL is
+// fsynced before it returns, which makes this event and every one committed
+// before it durable.
+func (s *Store) AppendSync(ctx context.Context, ev *event.Event) error {
+	return s.appendOn(ctx, s.dbSync, ev)
+}
+
+func (s *Store) appendOn(ctx context.Context, db *sql.DB, ev *event.Event) error {
+	if ev.Data == nil || ev.Data.EventType() != ev.Type {
+		return fmt.Errorf("append %s: the payload is not of this event type", ev.Type)
+	}
 	data, err := json.Marshal(ev.Data)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", ev.Type, err)
@@ -140,7 +146,7 @@ func (s *Store) Append(ctx context.Context, ev *event.Event) error {
 	// The journal write must not be abandoned half-way because the run was
 	// cancelled: the interruption itself is journaled with a cancelled ctx.
 	ctx = context.WithoutCancel(ctx)
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", ev.Type, err)
 	}
@@ -167,12 +173,20 @@ func (s *Store) Append(ctx context.Context, ev *event.Event) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE runs SET last_seq = ?, updated = ?`+set+` WHERE id = ?`, args...); err != nil {
 		return fmt.Errorf("append %s: %w", ev.Type, err)
 	}
-	if cp, ok := ev.Data.(*event.CheckpointData); ok {
-		files, _ := json.Marshal(cp.Files)
+	switch d := ev.Data.(type) {
+	case *event.CheckpointData:
+		files, _ := json.Marshal(d.Files)
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created)
 			SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`,
-			cp.CheckpointID, ev.Seq, cp.Step, cp.CallID, cp.Kind, string(files), ts, ev.RunID); err != nil {
+			d.CheckpointID, ev.Seq, d.Step, d.CallID, string(d.Kind), string(files), ts, ev.RunID); err != nil {
 			return fmt.Errorf("append %s: index checkpoint: %w", ev.Type, err)
+		}
+	case *event.ApprovalData:
+		if d.Decision == event.Allow && d.Scope == event.ScopeRun && d.Grant != "" {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`,
+				ev.RunID, d.Grant, ts, d.GrantExpires.UTC().Format(time.RFC3339Nano)); err != nil {
+				return fmt.Errorf("append %s: record grant: %w", ev.Type, err)
+			}
 		}
 	}
 	if a, ok := auditFor(ev); ok {
@@ -198,12 +212,12 @@ func foldCounters(ev *event.Event) (string, []any) {
 		}
 	case *event.ToolCallData:
 		return `, tool_calls = tool_calls + 1`, nil
-	case *event.RunStartedData:
-		return `, status = ?`, []any{event.StatusRunning}
+	case *event.RunStartedData, *event.ResumeData:
+		return `, status = ?`, []any{string(event.StatusRunning)}
 	case *event.ErrorData:
-		return `, failure = ?`, []any{d.Class + ": " + d.Message}
+		return `, failure = ?`, []any{string(d.Class) + ": " + d.Message}
 	case *event.RunFinishedData:
-		return `, status = ?, answer = ?`, []any{d.Status, d.Answer}
+		return `, status = ?, answer = ?`, []any{string(d.Status), d.Answer}
 	}
 	return "", nil
 }

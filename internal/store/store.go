@@ -35,9 +35,12 @@ func (e *PermError) Error() string {
 
 // Store is an open journal.
 type Store struct {
-	db   *sql.DB
-	path string
-	home string
+	db *sql.DB
+	// dbSync commits with synchronous=FULL: AppendSync's transactions are
+	// fsynced before they return (and with them everything before).
+	dbSync *sql.DB
+	path   string
+	home   string
 }
 
 // Open opens (creating if needed) the journal under home. The directory is made
@@ -68,11 +71,29 @@ func Open(ctx context.Context, home string) (*Store, error) {
 			return nil, err
 		}
 	}
+	db, err := openDB(path, "NORMAL", 4)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, path: path, home: home}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.dbSync, err = openDB(path, "FULL", 1); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openDB opens a handle on the database with the given synchronous mode.
+func openDB(path, synchronous string, conns int) (*sql.DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "synchronous("+synchronous+")")
 	// Deleted content (agent runs rm, prune) is overwritten with zeros, not
 	// left readable in free pages.
 	q.Add("_pragma", "secure_delete(1)")
@@ -81,13 +102,8 @@ func Open(ctx context.Context, home string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(4)
-	s := &Store{db: db, path: path, home: home}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	db.SetMaxOpenConns(conns)
+	return db, nil
 }
 
 func checkPrivate(p string, dir bool) error {
@@ -114,7 +130,12 @@ func (s *Store) Home() string { return s.home }
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.dbSync != nil {
+		s.dbSync.Close()
+	}
+	return s.db.Close()
+}
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict.
 func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {

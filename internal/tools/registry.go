@@ -104,7 +104,18 @@ func (r *Registry) Validate(name, args string) (Tool, json.RawMessage, error) {
 		aerr.Schema = r.schemas[name]
 		return nil, nil, aerr
 	}
+	if pc, ok := t.(Prechecker); ok {
+		if err := pc.Precheck(norm); err != nil {
+			return nil, nil, err
+		}
+	}
 	return t, norm, nil
+}
+
+// Prechecker is implemented by tools that refuse some well-formed calls
+// outright (before approval): the error is the tool error the model gets.
+type Prechecker interface {
+	Precheck(args json.RawMessage) error
 }
 
 // Call validates and runs one call and always returns a Result for the model:

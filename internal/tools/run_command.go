@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"agent/internal/event"
+	"agent/internal/proc"
+	"agent/internal/redact"
 )
 
 // RunCommand is the run_command tool: a shell command in the workspace.
@@ -78,35 +80,48 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 		return Result{}, fmt.Errorf("run_command: not started: %w", err)
 	}
 
+	if err := t.Precheck(raw); err != nil {
+		return Result{}, err
+	}
+
 	out := &keepBuffer{keep: commandKeep}
-	cmd := exec.Command("bash", "-c", a.Command)
-	cmd.Dir = root
-	cmd.Stdin = nil // /dev/null
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.WaitDelay = commandWaitDelay
-	setProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	p, err := proc.Start(proc.Spec{
+		Path: "bash", Args: []string{"-c", proc.GateScript + a.Command},
+		Dir: root, Env: append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"),
+		Marker: env.Marker, Stdout: out, Stderr: out, WaitDelay: commandWaitDelay, Gated: true,
+	})
+	if err != nil {
 		return Result{}, fmt.Errorf("run_command: start bash: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	if env.Started != nil {
+		// The process exists but runs nothing until released: its identity
+		// is journaled first, so a crash from here on leaves a trace of it.
+		if err := env.Started(p.Identity()); err != nil {
+			p.Abort()
+			return Result{}, fmt.Errorf("run_command: not started: %w", err)
+		}
+	}
+	if err := p.Release(); err != nil {
+		p.KillGroup()
+		<-p.Exited()
+		return Result{}, fmt.Errorf("run_command: %w", err)
+	}
 	timer := time.NewTimer(time.Duration(timeout) * time.Second)
 	defer timer.Stop()
 
-	var waitErr error
 	timedOut, interrupted := false, false
 	select {
-	case waitErr = <-done:
+	case <-p.Exited():
 	case <-timer.C:
 		timedOut = true
-		killGroup(cmd)
-		waitErr = <-done
+		p.KillGroup()
+		<-p.Exited()
 	case <-ctx.Done():
 		interrupted = true
-		killGroup(cmd)
-		waitErr = <-done
+		p.KillGroup()
+		<-p.Exited()
 	}
+	waitErr := p.Err()
 
 	text := out.render(MaxOutput - 200)
 	if text == "" {
@@ -116,8 +131,8 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 		text += "\n"
 	}
 	res := Result{}
-	if cmd.ProcessState != nil {
-		code := exitCode(cmd.ProcessState)
+	if ps := p.State(); ps != nil {
+		code := proc.ExitCode(ps)
 		res.ExitCode = &code
 	}
 	var exitErr *exec.ExitError
@@ -136,11 +151,51 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 			code = *res.ExitCode
 		}
 		res.Output = text + fmt.Sprintf("exit code: %d", code)
+		if bg := p.Background(); len(bg) > 0 {
+			res.Background = bg
+			res.Output += backgroundNote(bg)
+		}
 		return res, nil
 	default:
 		res.Output = text
 		return res, fmt.Errorf("run_command: %w", waitErr)
 	}
+}
+
+// Precheck refuses, before anyone is asked to approve it, a command that
+// can only do harm.
+func (RunCommand) Precheck(raw json.RawMessage) error {
+	var a runCommandArgs
+	if err := json.Unmarshal(raw, &a); err == nil && redact.ContainsPlaceholder(a.Command) {
+		return errPlaceholderCommand
+	}
+	return nil
+}
+
+// errPlaceholderCommand refuses a command holding a redaction placeholder:
+// the model never saw the secret, so a command writing the placeholder would
+// replace the real value with garbage; the real value is never substituted
+// either, since a command could send it anywhere.
+var errPlaceholderCommand = errors.New("run_command: the command contains a [REDACTED:...] placeholder. " +
+	"Secrets are hidden from you and are never put back into commands: a command writing the placeholder " +
+	"would destroy the real value, and one using it cannot work. Edit around the secret with edit_file " +
+	"(leave the lines that hold it unchanged), or ask the user to run the command themselves")
+
+// backgroundNote tells the model (and the person) what a command left
+// running.
+func backgroundNote(bg []proc.Info) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nnote: the command left %d process(es) running in the background:", len(bg))
+	for i, p := range bg {
+		if i == 5 {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(bg)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n  pid %d: %s", p.PID, p.Command)
+	}
+	b.WriteString("\nThey are stopped when the run ends or pauses, so nothing changes files behind the journal. " +
+		"A long-lived server should be started by the user outside the agent.")
+	return b.String()
 }
 
 // keepBuffer collects a command's output, keeping at most keep bytes of the

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"agent/internal/proc"
 )
 
 func TestRunCommand(t *testing.T) {
@@ -237,8 +239,52 @@ func TestRunCommandBackgroundChildDoesNotHang(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > 20*time.Second {
 		t.Errorf("took %v", elapsed)
 	}
-	if !strings.HasSuffix(res.Output, "exit code: 0") {
-		t.Errorf("output %q", res.Output)
+	if !strings.Contains(res.Output, "exit code: 0\nnote: the command left 1 process(es) running") ||
+		!strings.Contains(res.Output, fmt.Sprintf("pid %d: sleep 300", pid)) {
+		t.Errorf("output %q does not report the background process", res.Output)
+	}
+	if len(res.Background) != 1 || res.Background[0].PID != pid {
+		t.Errorf("Background = %+v, want pid %d", res.Background, pid)
+	}
+}
+
+// A command holding a redaction placeholder is refused before it can run:
+// it would write the placeholder over the real secret.
+func TestRunCommandRefusesPlaceholder(t *testing.T) {
+	env, ws := newWorkspace(t)
+	res, err := call(t, env, "run_command", map[string]any{"command": "printf 'token=[REDACTED:github-token:0123abcd]\\n' > cfg.txt"})
+	if err == nil || !res.IsError || !strings.Contains(res.Output, "placeholder") || !strings.Contains(res.Output, "edit_file") {
+		t.Fatalf("placeholder command: err %v, result %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "cfg.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the command ran: cfg.txt exists (%v)", err)
+	}
+}
+
+// A command started gated runs nothing until the Started hook returned nil,
+// and nothing at all when the hook fails.
+func TestRunCommandStartedHookGates(t *testing.T) {
+	env, ws := newWorkspace(t)
+	var seen []bool
+	env.Started = func(id proc.Identity) error {
+		_, err := os.Stat(filepath.Join(ws, "ran.txt"))
+		seen = append(seen, os.IsNotExist(err))
+		if id.PGID != id.PID || id.PID <= 0 {
+			t.Errorf("identity %+v: the command is not its group's leader", id)
+		}
+		return nil
+	}
+	mustCall(t, env, "run_command", map[string]any{"command": "echo x > ran.txt"})
+	if len(seen) != 1 || !seen[0] {
+		t.Fatalf("hook calls %v: the command ran before its start was recorded", seen)
+	}
+	env.Started = func(proc.Identity) error { return errors.New("journal is gone") }
+	res, err := call(t, env, "run_command", map[string]any{"command": "echo y > refused.txt"})
+	if err == nil || !res.IsError || !strings.Contains(res.Output, "not started: journal is gone") {
+		t.Fatalf("failed hook: err %v, result %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "refused.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the command ran although its start could not be recorded")
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 
 	"agent/internal/event"
+	"agent/internal/proc"
 )
 
 // Tool is one capability offered to the model. Each tool lives in its own file
@@ -39,6 +40,11 @@ type Env struct {
 	// Hidden, when set, names workspace paths that searches (grep, glob) must
 	// skip: the approval policy's read-deny rules, e.g. read_file(.env).
 	Hidden func(rel string) bool
+	// Marker, per call, marks a command's processes (proc.MarkerEnv).
+	Marker string
+	// Started, per call, is called once run_command's process exists and
+	// before it runs anything; the command runs only if it returns nil.
+	Started func(proc.Identity) error
 }
 
 func (e *Env) hidden(rel string) bool { return e != nil && e.Hidden != nil && e.Hidden(rel) }
@@ -60,6 +66,8 @@ type Result struct {
 	Changed []string
 	// ExitCode of run_command (nil for other tools).
 	ExitCode *int
+	// Background lists processes run_command left running.
+	Background []proc.Info
 }
 
 // Schema is a small JSON-schema subset, serialised as JSON schema.

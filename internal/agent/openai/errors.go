@@ -71,6 +71,7 @@ type attemptInfo struct {
 	status int
 	header http.Header
 	body   io.Closer // closed when the attempt fails (go-openai leaves error bodies open)
+	sse    *sseBody  // the normalising reader over a 200 response's body
 }
 
 type attemptKey struct{}
@@ -85,6 +86,13 @@ func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
 		info.sent = true
 	}
 	resp, err := d.c.Do(req)
+	if err == nil && resp.StatusCode == http.StatusOK {
+		sse := newSSEBody(resp.Body)
+		resp.Body = sse
+		if info != nil {
+			info.sse = sse
+		}
+	}
 	if err == nil && info != nil {
 		info.status = resp.StatusCode
 		info.header = resp.Header

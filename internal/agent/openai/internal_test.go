@@ -82,7 +82,7 @@ func tc(index *int, id, name, args string) goopenai.ToolCall {
 
 func TestToolCallAssemblyEdgeCases(t *testing.T) {
 	one := 1
-	s := newStream(&Provider{}, nil, nil, nil, nil, nil)
+	s := newStream(&Provider{}, nil, nil, nil, nil, nil, nil)
 	// A server without indexes: a new id starts a new call, fragments follow the last one.
 	s.handle(chunk(tc(nil, "a", "read_file", `{"pa`)))
 	s.handle(chunk(tc(nil, "", "", `th":1}`)))
@@ -108,7 +108,7 @@ func TestToolCallAssemblyEdgeCases(t *testing.T) {
 	}
 
 	// Name arriving late, id missing entirely: synthesised at the start.
-	s = newStream(&Provider{}, nil, nil, nil, nil, nil)
+	s = newStream(&Provider{}, nil, nil, nil, nil, nil, nil)
 	zero := 0
 	s.handle(chunk(tc(&zero, "", "", `{"q":`)))
 	s.handle(chunk(tc(&zero, "", "grep", `1}`)))

@@ -208,12 +208,15 @@ func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequ
 		}
 		return nil, p.classify(ctx, actx, info, creq.Model, err)
 	}
-	s := newStream(p, ctx, actx, cancel, cancelCause, cs)
+	s := newStream(p, ctx, actx, cancel, cancelCause, cs, info)
 	first, err := cs.Recv()
 	if err != nil {
 		s.release()
 		if isEOF(err) && ctx.Err() == nil {
 			return nil, p.notAStream(info, err)
+		}
+		if me := info.badChunk(p, err); me != nil {
+			return nil, me
 		}
 		return nil, p.classify(ctx, actx, info, creq.Model, err)
 	}

@@ -151,6 +151,15 @@ func TestStreamTurns(t *testing.T) {
 				end(0), end(1), usage(0, 0), finish("tool_calls")},
 		},
 		{
+			// llama.cpp and Ollama: arguments as a JSON object, the call in one chunk.
+			name: "arguments as a JSON object",
+			turn: `{"args_object":true,"tool_calls":[{"id":"call_o","name":"edit_file","arguments":` + strconvQuote(edit) + `},` +
+				`{"id":"call_n","name":"update_plan","arguments":"{\"plan\":[{\"step\":\"a\",\"status\":\"done\"}],\"n\":1.5}"}]}`,
+			want: []agent.StreamEvent{start(0, "call_o", "edit_file"), args(0, edit),
+				start(1, "call_n", "update_plan"), args(1, `{"plan":[{"step":"a","status":"done"}],"n":1.5}`),
+				end(0), end(1), usage(0, 0), finish("tool_calls")},
+		},
+		{
 			name: "finish length",
 			turn: `{"text":"trunc","finish_reason":"length"}`,
 			want: []agent.StreamEvent{text("trunc"), usage(0, 0), finish("length")},
@@ -185,6 +194,27 @@ func TestStreamTurns(t *testing.T) {
 				t.Errorf("Recv after end: %v", err)
 			}
 		})
+	}
+}
+
+// A chunk the adapter cannot read is a model error that says what came, not
+// a broken connection.
+func TestUnreadableChunkSaysWhatCame(t *testing.T) {
+	for _, bad := range []string{`{"choices":[{"delta":{"tool_calls":[{"index":"zero"}]}}]}`, `<html>Bad Gateway</html>`, `{"choices": 7}`} {
+		_, url := replay.Start(t, script(t, `{"turns":[{"text":"hi","bad_chunk":`+strconvQuote(bad)+`}]}`))
+		p, _ := newProvider(t, url, nil)
+		st, err := p.Stream(context.Background(), userTurn)
+		if err == nil {
+			_, err = drain(st)
+		}
+		var me *openai.ModelError
+		if !errors.As(err, &me) {
+			t.Fatalf("%s: err %v, want a *ModelError", bad, err)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "broke off") || !strings.Contains(msg, "cannot read") || !strings.Contains(msg, bad[:10]) || me.Retryable {
+			t.Errorf("%s: %q (retryable %t); want a non-retryable error quoting what was received", bad, msg, me.Retryable)
+		}
 	}
 }
 

@@ -30,6 +30,7 @@ type stream struct {
 	cancelCause context.CancelCauseFunc
 	cs          *goopenai.ChatCompletionStream
 	idle        *time.Timer
+	info        *attemptInfo
 
 	queue  []agent.StreamEvent
 	calls  map[int]*toolCall
@@ -51,8 +52,8 @@ type toolCall struct {
 	pending string // argument text received before the name
 }
 
-func newStream(p *Provider, parent, actx context.Context, cancel func(), cancelCause context.CancelCauseFunc, cs *goopenai.ChatCompletionStream) *stream {
-	return &stream{p: p, parent: parent, actx: actx, cancel: cancel, cancelCause: cancelCause, cs: cs,
+func newStream(p *Provider, parent, actx context.Context, cancel func(), cancelCause context.CancelCauseFunc, cs *goopenai.ChatCompletionStream, info *attemptInfo) *stream {
+	return &stream{p: p, parent: parent, actx: actx, cancel: cancel, cancelCause: cancelCause, cs: cs, info: info,
 		calls: map[int]*toolCall{}, last: -1}
 }
 
@@ -145,6 +146,9 @@ func (s *stream) end(err error) error {
 		code, _ := apiErr.Code.(string)
 		me := s.p.statusError(inBandStatus(apiErr.Code), code, apiErr.Message, nil, "", err)
 		me.Msg = "the model endpoint reported an error mid-stream: " + me.Msg
+		return me
+	}
+	if me := s.info.badChunk(s.p, err); me != nil {
 		return me
 	}
 	return &ModelError{Retryable: true, Err: err, Msg: s.p.redact(fmt.Sprintf(

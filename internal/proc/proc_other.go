@@ -1,0 +1,28 @@
+//go:build !unix
+
+package proc
+
+import (
+	"os"
+	"os/exec"
+)
+
+// Without process groups a command's children may outlive it here.
+
+const groupsSupported = false
+
+func configure(*exec.Cmd)           {}
+func lockThread()                   {}
+func unlockThread()                 {}
+func identify(int) (string, uint64) { return "", 0 }
+func groupAlive(int) bool           { return false }
+func killGroup(int)                 {}
+func signal(pid int, _ bool) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+}
+func alive(int) bool                   { return false }
+func exitCode(ps *os.ProcessState) int { return ps.ExitCode() }
+
+func scan([]Identity, string) (map[int][]Info, error) { return nil, nil }
