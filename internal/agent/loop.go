@@ -368,6 +368,11 @@ func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event
 					return Outcome{Status: event.StatusFailed, Err: err}, true
 				}
 			}
+			// The person's denial decided this call too: an audit fact.
+			if err := r.record(ctx, st, &event.ApprovalData{CallID: oc.Call.ID, Decision: Deny, Scope: ScopeOnce, Source: SourceUser,
+				Reason: "not run: the person denied " + c.ID + ", which ends the turn", ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
+				return Outcome{Status: event.StatusFailed, Err: err}, true
+			}
 			if err := r.toolResult(ctx, st, oc.Call.ID, event.ResultDenied, "not run: the user stopped the turn"); err != nil {
 				return Outcome{Status: event.StatusFailed, Err: err}, true
 			}

@@ -152,3 +152,13 @@ func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
 }
+
+// SyncMode is PRAGMA synchronous of the connection AppendSync commits on
+// (2 = FULL: the WAL is fsynced at each commit); -1 when it cannot be read.
+func (s *Store) SyncMode(ctx context.Context) int {
+	var m int
+	if err := s.dbSync.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&m); err != nil {
+		return -1
+	}
+	return m
+}

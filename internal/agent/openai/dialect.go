@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -171,11 +172,15 @@ func (info *attemptInfo) badChunk(p *Provider, err error) *ModelError {
 	if info == nil || info.sse == nil || (!errors.As(err, &syn) && !errors.As(err, &typ)) {
 		return nil
 	}
-	got := info.sse.lastData()
-	if len(got) > 300 {
-		got = got[:300] + "…"
-	}
 	return &ModelError{Err: err, Msg: p.redact(fmt.Sprintf(
 		"the model endpoint sent a stream chunk this agent cannot read (%v); it received: %s. "+
-			"The server does not speak the OpenAI chat-completions stream format; check OPENAI_BASE_URL / --base-url", err, got))}
+			"The server does not speak the OpenAI chat-completions stream format; check OPENAI_BASE_URL / --base-url", err, snippet(info.sse.lastData())))}
+}
+
+// snippet bounds received text quoted in a message.
+func snippet(s string) string {
+	if len(s) > 300 {
+		return strings.ToValidUTF8(s[:300], "") + "…"
+	}
+	return s
 }

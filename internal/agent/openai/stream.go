@@ -117,8 +117,13 @@ func (s *stream) release() {
 func (s *stream) end(err error) error {
 	if isEOF(err) {
 		if s.finish == "" {
-			return &ModelError{Retryable: true, Err: io.ErrUnexpectedEOF,
-				Msg: "the model stream ended before the turn was complete (no finish reason); the answer is incomplete"}
+			msg := "the model stream ended before the turn was complete (no finish reason); the answer is incomplete"
+			if s.info != nil && s.info.sse != nil {
+				if got := s.info.sse.lastData(); got != "" {
+					msg += "; the last chunk received was: " + snippet(got)
+				}
+			}
+			return &ModelError{Retryable: true, Err: io.ErrUnexpectedEOF, Msg: s.p.redact(msg)}
 		}
 		s.closeCalls()
 		if s.usage != nil {
