@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"agent/internal/event"
 )
@@ -105,5 +104,3 @@ type Outcome struct {
 	// Pending holds the approval a person must give (status awaiting_approval).
 	Pending *ApprovalRequest
 }
-
-func timeNow() time.Time { return time.Now().UTC() }

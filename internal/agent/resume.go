@@ -184,13 +184,14 @@ func (r *Runner) unknownOutcome(ctx context.Context, st *State, oc *OpenCall) er
 	msg := "outcome unknown: the agent stopped while this command was running, and it was not run again. " +
 		"Check its effects before deciding whether to run it again."
 	if r.Checkpointer != nil {
-		id, files, err := r.Checkpointer.Checkpoint(ctx, st.RunID, oc.Call.ID, event.CheckpointAfter, st.Step, st.LastSeq, nil)
+		id, _, err := r.Checkpointer.Checkpoint(ctx, st.RunID, oc.Call.ID, event.CheckpointAfter, st.Step, st.LastSeq, nil)
 		if err != nil {
 			return Fail(ClassRuntime, err)
 		}
 		// Compare with the call's own before-checkpoint: the process may have
 		// taken (but not journaled) an after-checkpoint before it died.
-		if files, err = r.Checkpointer.Changed(ctx, oc.BeforeCP, id); err != nil {
+		files, err := r.Checkpointer.Changed(ctx, oc.BeforeCP, id)
+		if err != nil {
 			return Fail(ClassRuntime, err)
 		}
 		if err := r.record(ctx, st, &event.CheckpointData{CheckpointID: id, CallID: oc.Call.ID, Kind: event.CheckpointAfter, Step: st.Step, Files: files}); err != nil {
