@@ -60,3 +60,75 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteFile replaces a file two directories down: the write step the
+// per-step budget is about (resolve, read the old content, temp file, fsync,
+// rename, fsync of the directory).
+func BenchmarkWriteFile(b *testing.B) {
+	env, ws := newWorkspace(b)
+	writeTree(b, ws, map[string]string{"src/pkg/f.go": "package pkg\n"})
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		args, _ := json.Marshal(map[string]any{"path": "src/pkg/f.go", "content": fmt.Sprintf("package pkg\n\nconst N = %d\n", i)})
+		if _, err := (WriteFile{}).Run(ctx, env, args); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// benchTree is a small source tree: 20 directories of 25 files, a .gitignore
+// and an ignored build directory.
+func benchTree(b *testing.B) (*Env, string) {
+	env, ws := newWorkspace(b)
+	files := map[string]string{".gitignore": "build/\n*.log\n"}
+	for d := 0; d < 20; d++ {
+		for f := 0; f < 25; f++ {
+			files[fmt.Sprintf("pkg%02d/sub/file%02d.go", d, f)] = fmt.Sprintf("package sub\n\nfunc F%d() int { return %d }\n", f, d*f)
+		}
+		files[fmt.Sprintf("build/out%02d.o", d)] = "binary\n"
+	}
+	writeTree(b, ws, files)
+	return env, ws
+}
+
+func BenchmarkGrep(b *testing.B) {
+	env, _ := benchTree(b)
+	ctx := context.Background()
+	args := json.RawMessage(`{"pattern":"return 42","include":"*.go"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Grep{}.Run(ctx, env, args)
+		if err != nil || !strings.Contains(res.Output, ":3:") {
+			b.Fatalf("%v %.80q", err, res.Output)
+		}
+	}
+}
+
+func BenchmarkGlob(b *testing.B) {
+	env, _ := benchTree(b)
+	ctx := context.Background()
+	args := json.RawMessage(`{"pattern":"**/file1*.go"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Glob{}.Run(ctx, env, args)
+		if err != nil || !strings.Contains(res.Output, "pkg00/sub/file10.go") {
+			b.Fatalf("%v %.80q", err, res.Output)
+		}
+	}
+}
+
+func BenchmarkListDir(b *testing.B) {
+	env, _ := benchTree(b)
+	ctx := context.Background()
+	args := json.RawMessage(`{"path":"pkg03/sub"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := ListDir{}.Run(ctx, env, args)
+		if err != nil || !strings.Contains(res.Output, "file24.go") {
+			b.Fatalf("%v %.80q", err, res.Output)
+		}
+	}
+}
