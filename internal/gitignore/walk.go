@@ -131,7 +131,7 @@ func Walk(ctx context.Context, root *os.Root, tree *Tree, start string, fn WalkF
 		}
 	}
 	w := &walker{ctx: ctx, tree: tree, fn: fn}
-	err = w.dir(d, Split(d.rel), set)
+	err = w.dir(d, Split(d.rel), set, false)
 	if errors.Is(err, fs.SkipAll) {
 		return nil
 	}
@@ -144,13 +144,23 @@ type walker struct {
 	fn   WalkFunc
 }
 
-func (w *walker) dir(d *Dir, parts []string, set *Set) error {
+// dir walks d, whose components are parts; set is in force in it, without
+// d's own .gitignore unless loaded says it is included.
+func (w *walker) dir(d *Dir, parts []string, set *Set, load bool) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
 	entries, err := d.Entries()
 	if err != nil {
 		return nil // unreadable: skipped
+	}
+	if load && w.tree != nil {
+		for _, de := range entries {
+			if de.Name() == ".gitignore" {
+				set = set.Extend(d.ownRules(parts))
+				break
+			}
+		}
 	}
 	scratch := append(parts[:len(parts):len(parts)], "")
 	for _, de := range entries {
@@ -181,11 +191,7 @@ func (w *walker) dir(d *Dir, parts []string, set *Set) error {
 			continue // vanished, unreadable, or no longer a real directory
 		}
 		kp := append(parts[:len(parts):len(parts)], name)
-		var subSet *Set
-		if w.tree != nil {
-			subSet = set.Descend(kp).Extend(sub.ownRules(kp))
-		}
-		err = w.dir(sub, kp, subSet)
+		err = w.dir(sub, kp, set.Descend(kp), true)
 		sub.Close()
 		if err != nil {
 			return err

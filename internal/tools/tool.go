@@ -39,6 +39,10 @@ type Env struct {
 	// Hidden, when set, names workspace paths that searches (grep, glob) must
 	// skip: the approval policy's read-deny rules, e.g. read_file(.env).
 	Hidden func(rel string) bool
+
+	// root is the workspace opened once as an *os.Root, beneath which every
+	// file tool resolves and opens (see confine.go); zero until first use.
+	root rootCache
 }
 
 func (e *Env) hidden(rel string) bool { return e != nil && e.Hidden != nil && e.Hidden(rel) }
