@@ -31,8 +31,9 @@ var ignoreCases = []ignoreCase{
 			"a.log":      "", "keep.log": "", "root.txt": "", "sub/root.txt": "", "sub/x.log": "",
 			"build/out.o": "", "sub/build/out.o": "", "build.txt": "", "src/main.go": "",
 			"notdir/build": "", // a file named build: "build/" matches directories only
+			"app.go":       "", "build/gen.go": "", "sub/build/gen.go": "", "sub/app.go": "",
 		},
-		hidden: []string{"a.log", "root.txt", "sub/x.log", "build/out.o", "sub/build/out.o"},
+		hidden: []string{"a.log", "root.txt", "sub/x.log", "build/out.o", "sub/build/out.o", "build/gen.go", "sub/build/gen.go"},
 	},
 	{
 		name: "nested .gitignore overrides and re-includes",
@@ -42,16 +43,18 @@ var ignoreCases = []ignoreCase{
 			"pkg/.gitignore": "!*.tmp\nlocal/\n/only-here\n",
 			"pkg/b.tmp":      "", "pkg/secret.txt": "", "pkg/local/x.go": "", "pkg/only-here": "",
 			"pkg/deep/only-here": "", "pkg/deep/c.tmp": "", "other/c.tmp": "", "other/local/y.go": "",
+			"pkg/secret_key.go": "", "pkg/deep/keep.go": "",
 		},
-		hidden: []string{"a.tmp", "pkg/secret.txt", "pkg/local/x.go", "pkg/only-here", "other/c.tmp"},
+		hidden: []string{"a.tmp", "pkg/secret.txt", "pkg/local/x.go", "pkg/only-here", "other/c.tmp", "pkg/secret_key.go"},
 	},
 	{
 		name: "a file in an excluded directory cannot be re-included",
 		files: map[string]string{
 			".gitignore":   "out/\n!out/keep.txt\nlogs/*\n!logs/keep/\n",
 			"out/keep.txt": "", "out/x": "", "logs/a": "", "logs/keep/b": "", "logs/sub/c": "",
+			"out/keep.go": "", "logs/keep/b.go": "", "logs/sub/c.go": "",
 		},
-		hidden: []string{"out/keep.txt", "out/x", "logs/a", "logs/sub/c"},
+		hidden: []string{"out/keep.txt", "out/x", "logs/a", "logs/sub/c", "out/keep.go", "logs/sub/c.go"},
 	},
 	{
 		name: "double star, character classes, escapes, trailing spaces",
@@ -61,9 +64,11 @@ var ignoreCases = []ignoreCase{
 			"vendor/mod.go": "", "vendor/keep.go": "", "vendor/sub/z.go": "",
 			"xbc": "", "abc": "", "#hash": "", "!bang": "", "sp ": "", "sp": "", "trail": "",
 			"a/b/c": "", "a/x/b/y/b/c": "", "a/b/x": "",
+			"docs/gen/g.go": "", "docs/x/d.go": "", "x/cache/c.go": "", "a/q/b/c/d.go": "",
 		},
 		hidden: []string{"docs/gen/1", "docs/x/y/gen/2", "x/cache/4", "cache/5", "vendor/mod.go",
-			"vendor/sub/z.go", "xbc", "#hash", "!bang", "sp ", "trail", "a/b/c", "a/x/b/y/b/c"},
+			"vendor/sub/z.go", "xbc", "#hash", "!bang", "sp ", "trail", "a/b/c", "a/x/b/y/b/c",
+			"docs/gen/g.go", "x/cache/c.go", "a/q/b/c/d.go"},
 	},
 	{
 		name: "info/exclude, overridden by .gitignore",
@@ -71,8 +76,9 @@ var ignoreCases = []ignoreCase{
 			".git/info/exclude": "*.bak\nscratch/\nkeep.me\n",
 			".gitignore":        "!keep.me\n",
 			"a.bak":             "", "d/b.bak": "", "scratch/n.txt": "", "keep.me": "", "ok.txt": "",
+			"scratch/s.go": "", "d/ok.go": "",
 		},
-		hidden: []string{"a.bak", "d/b.bak", "scratch/n.txt"},
+		hidden: []string{"a.bak", "d/b.bak", "scratch/n.txt", "scratch/s.go"},
 	},
 	{
 		name: "a workspace below the git top level",
@@ -85,9 +91,10 @@ var ignoreCases = []ignoreCase{
 			"services/api/a.gen.go":   "", "services/api/x.gen.go": "", "services/api/tmp/t": "",
 			"services/api/b.swp": "", "services/api/c.cache": "", "services/api/keep.cache": "",
 			"services/api/dist/d.js": "", "services/api/sub/api-only": "", "services/api/main.go": "",
-			"services/api/sub/tmp/kept": "",
+			"services/api/sub/tmp/kept": "", "services/api/tmp/t.go": "", "services/api/dist/d.go": "",
+			"services/api/lib/api-only/x.go": "", "services/other/o.go": "",
 		},
-		hidden: []string{"a.gen.go", "tmp/t", "b.swp", "c.cache", "dist/d.js", "sub/api-only"},
+		hidden: []string{"a.gen.go", "tmp/t", "b.swp", "c.cache", "dist/d.js", "sub/api-only", "tmp/t.go", "dist/d.go", "lib/api-only/x.go"},
 	},
 	{
 		name: "a workspace the repository ignores sees its own rules only",
@@ -96,8 +103,9 @@ var ignoreCases = []ignoreCase{
 			".gitignore":            "build/\n*.o\n",
 			"build/site/.gitignore": "*.tmp\n",
 			"build/site/index.html": "", "build/site/a.tmp": "", "build/site/b.o": "",
+			"build/site/main.go": "", "build/site/gen/x.tmp/y.go": "",
 		},
-		hidden: []string{"a.tmp"},
+		hidden: []string{"a.tmp", "gen/x.tmp/y.go"},
 	},
 }
 
