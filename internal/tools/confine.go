@@ -134,8 +134,22 @@ func readRegular(root *os.Root, rel string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
-	return data, fi, err
+	// Sized from the open file, as os.ReadFile does (a file that grows is
+	// still read to its end).
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, fi, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 // writeIn replaces the file rel (canonical, from ResolveWrite) beneath root
@@ -143,12 +157,25 @@ func readRegular(root *os.Root, rel string) ([]byte, fs.FileInfo, error) {
 // their creation made durable), then internal/atomicfile writes a temporary
 // file beside the target, fsyncs it, renames it over the target and fsyncs
 // the directory, every step beneath the root.
+//
+// The parent is opened once, as an *os.Root of its own, and the file is
+// written in it: each step then resolves one name, not the whole path, and
+// the file's own name (a temporary file created exclusively, then renamed
+// over it) is never followed, even to somewhere inside.
 func writeIn(root *os.Root, rel string, data []byte, mode fs.FileMode) error {
 	dir := path.Dir(rel)
-	if err := mkdirAllIn(root, dir); err != nil {
-		return fmt.Errorf("create parent directories: %w", err)
+	parent, err := root.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := mkdirAllIn(root, dir); err != nil {
+			return fmt.Errorf("create parent directories: %w", err)
+		}
+		parent, err = root.OpenRoot(dir)
 	}
-	return atomicfile.WriteIn(root, rel, data, mode)
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	return atomicfile.WriteIn(parent, path.Base(rel), data, mode)
 }
 
 // mkdirAllIn creates dir and its missing parents beneath root and fsyncs

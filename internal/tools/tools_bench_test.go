@@ -19,12 +19,14 @@ func BenchmarkReadFile(b *testing.B) {
 	ctx := context.Background()
 	args := json.RawMessage(`{"path":"big.go","offset":1000,"limit":200}`)
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		res, err := ReadFile{}.Run(ctx, env, args)
 		if err != nil || !strings.HasPrefix(res.Output, "  1000\t") {
 			b.Fatalf("%v %.40q", err, res.Output)
 		}
 	}
+	reportCPU(b, start)
 }
 
 func BenchmarkEditFile(b *testing.B) {
@@ -37,6 +39,7 @@ func BenchmarkEditFile(b *testing.B) {
 	writeTree(b, ws, map[string]string{"f.txt": src.String()})
 	ctx := context.Background()
 	b.ReportAllocs()
+	start := cpuTime()
 	i := 0
 	for b.Loop() {
 		args, _ := json.Marshal(map[string]any{"path": "f.txt", "old_string": fmt.Sprintf("MARKER-%d\n", i), "new_string": fmt.Sprintf("MARKER-%d\n", i+1)})
@@ -45,6 +48,7 @@ func BenchmarkEditFile(b *testing.B) {
 		}
 		i++
 	}
+	reportCPU(b, start)
 	if !strings.Contains(readString(b, filepath.Join(ws, "f.txt")), fmt.Sprintf("MARKER-%d\n", i)) {
 		b.Fatal("the last edit is missing")
 	}
@@ -54,11 +58,13 @@ func BenchmarkValidate(b *testing.B) {
 	r := Default()
 	args := `{"path":"src/main.go","old_string":"a","new_string":"b","replace_all":false}`
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		if _, _, err := r.Validate("edit_file", args); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkWriteFile replaces a file two directories down: the write step the
@@ -69,6 +75,7 @@ func BenchmarkWriteFile(b *testing.B) {
 	writeTree(b, ws, map[string]string{"src/pkg/f.go": "package pkg\n"})
 	ctx := context.Background()
 	b.ReportAllocs()
+	start := cpuTime()
 	i := 0
 	for b.Loop() {
 		args, _ := json.Marshal(map[string]any{"path": "src/pkg/f.go", "content": fmt.Sprintf("package pkg\n\nconst N = %d\n", i)})
@@ -77,6 +84,7 @@ func BenchmarkWriteFile(b *testing.B) {
 		}
 		i++
 	}
+	reportCPU(b, start)
 }
 
 // benchTree is a small source tree: 20 directories of 25 files, a .gitignore
@@ -99,12 +107,14 @@ func BenchmarkGrep(b *testing.B) {
 	ctx := context.Background()
 	args := json.RawMessage(`{"pattern":"return 42","include":"*.go"}`)
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		res, err := Grep{}.Run(ctx, env, args)
 		if err != nil || !strings.Contains(res.Output, ":3:") {
 			b.Fatalf("%v %.80q", err, res.Output)
 		}
 	}
+	reportCPU(b, start)
 }
 
 func BenchmarkGlob(b *testing.B) {
@@ -112,12 +122,14 @@ func BenchmarkGlob(b *testing.B) {
 	ctx := context.Background()
 	args := json.RawMessage(`{"pattern":"**/file1*.go"}`)
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		res, err := Glob{}.Run(ctx, env, args)
 		if err != nil || !strings.Contains(res.Output, "pkg00/sub/file10.go") {
 			b.Fatalf("%v %.80q", err, res.Output)
 		}
 	}
+	reportCPU(b, start)
 }
 
 func BenchmarkListDir(b *testing.B) {
@@ -125,10 +137,12 @@ func BenchmarkListDir(b *testing.B) {
 	ctx := context.Background()
 	args := json.RawMessage(`{"path":"pkg03/sub"}`)
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		res, err := ListDir{}.Run(ctx, env, args)
 		if err != nil || !strings.Contains(res.Output, "file24.go") {
 			b.Fatalf("%v %.80q", err, res.Output)
 		}
 	}
+	reportCPU(b, start)
 }
