@@ -391,3 +391,21 @@ func TestRemoveStaleTempsStaysInside(t *testing.T) {
 		t.Errorf("the outside file was touched: %q %v", b, err)
 	}
 }
+
+// TestSearchesDoNotFollowLinksToHiddenFiles: a symlink inside the workspace
+// to a file the policy hides from searches (read-deny rules) is not searched
+// or listed either.
+func TestSearchesDoNotFollowLinksToHiddenFiles(t *testing.T) {
+	env, ws := newWorkspace(t)
+	writeTree(t, ws, map[string]string{".env": "TOKEN=needle-secret\n", "a.txt": "needle\n"})
+	if err := os.Symlink(".env", filepath.Join(ws, "env-link")); err != nil {
+		t.Fatal(err)
+	}
+	env.Hidden = func(rel string) bool { return rel == ".env" }
+	if res := mustCall(t, env, "grep", map[string]any{"pattern": "needle"}); strings.Contains(res.Output, "secret") || !strings.Contains(res.Output, "a.txt:1:needle") {
+		t.Errorf("grep: %q", res.Output)
+	}
+	if res := mustCall(t, env, "glob", map[string]any{"pattern": "*"}); strings.Contains(res.Output, "env-link") || !strings.Contains(res.Output, "a.txt") {
+		t.Errorf("glob: %q", res.Output)
+	}
+}

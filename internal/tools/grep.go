@@ -86,8 +86,12 @@ func (t Grep) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 
 	s := &grepSearch{re: re}
 	if !fi.IsDir() {
-		if f, _, err := openRegular(root, rel); err == nil {
+		f, _, err := openRegular(root, rel)
+		switch {
+		case err == nil:
 			s.file(f, rel) // named explicitly: searched even if ignored
+		case escaped(err):
+			return Result{}, fmt.Errorf("grep: %w", confined(env.Workspace, a.Path, err))
 		}
 	} else {
 		err = walkWorkspace(ctx, root, rel, func(e gitignore.Entry) error {

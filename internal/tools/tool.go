@@ -1,7 +1,12 @@
 // Package tools owns the eight tools the model sees (read_file, list_dir, glob,
 // grep, write_file, edit_file, run_command, update_plan), their schemas, the
 // validation of model-supplied arguments against those schemas, and workspace
-// confinement of every path.
+// confinement of every path: Resolve names where a path leads (for the error
+// message and the canonical path), and every file operation then runs
+// beneath the workspace opened as an *os.Root, so a directory swapped for a
+// symlink in between cannot redirect it (confine.go). Which paths grep, glob
+// and list_dir leave out is internal/gitignore's decision, shared with the
+// repo map and checkpoints.
 //
 // It must not touch the journal, the approval policy or the model: the loop in
 // internal/agent decides whether and when a tool runs; a tool only runs.

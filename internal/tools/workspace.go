@@ -55,6 +55,10 @@ const maxLinks = 255
 // stay inside the symlink-resolved workspace. It returns the resolved absolute
 // path and that path relative to the workspace, slash-separated ("." for the
 // root). A refusal is a *PathError.
+//
+// Resolve only decides; it does not hold the path. The file tools open the
+// relative path it returns beneath the workspace's *os.Root (confine.go), so
+// a symlink swapped in after Resolve looked cannot lead them outside.
 func Resolve(workspace, p string) (abs, rel string, err error) {
 	root, err := workspaceRoot(workspace)
 	if err != nil {
