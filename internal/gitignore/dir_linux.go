@@ -10,6 +10,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// openDirIn opens the directory rel beneath root; O_DIRECTORY makes
+// anything else (a FIFO among them, which would block) fail at once.
+func openDirIn(root *os.Root, rel string) (*os.File, error) {
+	return root.OpenFile(rel, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
+}
+
 // Sub opens the subdirectory name relative to d, refusing a symlink.
 func (d *Dir) Sub(name string) (*Dir, error) {
 	fd, err := d.openat(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)

@@ -8,6 +8,19 @@ import (
 	"syscall"
 )
 
+// openDirIn opens the directory rel beneath root, refusing anything else
+// unopened (opening a FIFO would block).
+func openDirIn(root *os.Root, rel string) (*os.File, error) {
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: rel, Err: errNotDir}
+	}
+	return root.Open(rel)
+}
+
 // Sub opens the subdirectory name of d beneath the root, refusing a symlink.
 // (Elsewhere than Linux the check and the open are two steps; os.Root still
 // keeps the open inside the workspace.)

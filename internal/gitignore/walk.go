@@ -27,7 +27,7 @@ func OpenDir(root *os.Root, rel string) (*Dir, error) {
 	if rel == "" {
 		rel = "."
 	}
-	f, err := root.Open(rel)
+	f, err := openDirIn(root, rel)
 	if err != nil {
 		return nil, err
 	}
