@@ -3,7 +3,6 @@ package gitignore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -208,5 +207,3 @@ func (d *Dir) ownRules(parts []string) []Rule {
 	}
 	return Parse(data, parts)
 }
-
-func (d *Dir) String() string { return fmt.Sprintf("gitignore.Dir(%s)", d.rel) }

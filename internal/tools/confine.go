@@ -32,8 +32,8 @@ type rootCache struct {
 	dir  string // the symlink-resolved directory it was opened on
 }
 
-// openRoot returns the workspace opened as an *os.Root and its resolved
-// path. It refuses to go on when the workspace path no longer names the
+// openRoot returns the workspace opened as an *os.Root, opening it on first
+// use. It refuses to go on when the workspace path no longer names the
 // directory first opened (moved, replaced, or swapped for a symlink).
 func (e *Env) openRoot() (*os.Root, error) {
 	c := &e.root
