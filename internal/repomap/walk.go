@@ -65,7 +65,14 @@ func walk(ctx context.Context, root string) (*tree, error) {
 			}
 		case !e.Type.IsRegular():
 		case langOf(name) != "":
-			t.sources = append(t.sources, &srcFile{rel: e.Rel, abs: filepath.Join(root, filepath.FromSlash(e.Rel)), base: root, lang: langOf(name)})
+			// Stat relative to the open directory (one fstatat): a file the
+			// cache knows is then never opened.
+			info, err := e.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				return nil
+			}
+			t.sources = append(t.sources, &srcFile{rel: e.Rel, abs: filepath.Join(root, filepath.FromSlash(e.Rel)), base: root,
+				lang: langOf(name), size: info.Size(), mtime: info.ModTime().UnixNano()})
 		default:
 			t.others = append(t.others, e.Rel)
 		}
@@ -137,19 +144,10 @@ func engineFor(lang string) string {
 	return otherEngine
 }
 
-// loadOne reads a file beneath root (a directory swapped for a symlink
-// cannot lead it outside the workspace).
+// loadOne fills in f's tags: from the cache when it holds the size and
+// mtime the walk saw, else by reading the file beneath root (a directory
+// swapped for a symlink cannot lead it outside the workspace).
 func loadOne(root *os.Root, f *srcFile, cache Cache) {
-	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return
-	}
-	defer file.Close()
-	info, err := file.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return
-	}
-	f.size, f.mtime = info.Size(), info.ModTime().UnixNano()
 	engine := engineFor(f.lang)
 	if f.size > maxFileSize {
 		f.tags = &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
@@ -160,6 +158,20 @@ func loadOne(root *os.Root, f *srcFile, cache Cache) {
 			f.tags, f.cached = t, true
 			return
 		}
+	}
+	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	f.size, f.mtime = info.Size(), info.ModTime().UnixNano() // what is read now
+	if f.size > maxFileSize {
+		f.tags = &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
+		return
 	}
 	src, err := io.ReadAll(io.LimitReader(file, maxFileSize+1))
 	if err != nil {
