@@ -414,15 +414,14 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
-	env := *r.ToolEnv
+	env := r.ToolEnv
 	if risk == event.RiskExec {
-		env.Marker = st.RunID + "/" + c.ID
-		env.Started = func(id proc.Identity) error {
+		env = env.ForCall(st.RunID+"/"+c.ID, func(id proc.Identity) error {
 			return r.recordSync(context.WithoutCancel(ctx), st, &event.CommandStartedData{CallID: c.ID, PID: id.PID, PGID: id.PGID,
 				BootID: id.BootID, StartTicks: id.StartTicks, Marker: id.Marker})
-		}
+		})
 	}
-	res, err := tool.Run(ctx, &env, args)
+	res, err := tool.Run(ctx, env, args)
 	if snap {
 		// The after-checkpoint is taken even when the call was interrupted:
 		// whatever it did is recorded before the result is.

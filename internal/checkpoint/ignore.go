@@ -1,124 +1,50 @@
 package checkpoint
 
 import (
-	"bufio"
-	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"agent/internal/gitignore"
 )
 
-// ignoreRule is one gitignore pattern. Matching follows go-git's
-// gitignore.Pattern exactly; single-component ("simple") patterns take a
-// fast path that remembers, per directory, whether the pattern already
-// matched an ancestor component, so a file costs one name match per rule
-// instead of one per path component.
-type ignoreRule struct {
-	p       gitignore.Pattern
-	depth   int    // len(domain)
-	simple  bool   // no "/" in the pattern: matched against each component
-	glob    string // the simple pattern
-	literal bool   // glob has no metacharacters
-	dirOnly bool
-	incl    bool
-}
+// ignoreRule is one ignore pattern, parsed and matched by the agent's one
+// ignore engine (internal/gitignore), which the file tools and the repo map
+// use too: what a snapshot leaves out is what grep hides.
+type ignoreRule = gitignore.Rule
 
-func parseRule(line string, domain []string) ignoreRule {
-	r := ignoreRule{p: gitignore.ParsePattern(line, domain), depth: len(domain)}
-	p := line
-	if strings.HasPrefix(p, "!") {
-		r.incl = true
-		p = p[1:]
-	}
-	if !strings.HasSuffix(p, "\\ ") {
-		p = strings.TrimRight(p, " ")
-	}
-	if strings.HasSuffix(p, "/") {
-		r.dirOnly = true
-		p = p[:len(p)-1]
-	}
-	if !strings.Contains(p, "/") {
-		if _, err := filepath.Match(p, "x"); err == nil {
-			r.simple = true
-			r.glob = p
-			r.literal = !strings.ContainsAny(p, `*?[\`)
-		}
-	}
-	return r
-}
+// ignoreSet is the rules in force in one directory; a nil *ignoreSet holds
+// none. See gitignore.Set.
+type ignoreSet struct{ set *gitignore.Set }
 
-func (r *ignoreRule) nameMatch(name string) bool {
-	if r.literal {
-		return r.glob == name
-	}
-	ok, err := filepath.Match(r.glob, name)
-	return err == nil && ok
-}
-
-// ignoreSet is the rules in force in one directory (lowest priority first)
-// and, for simple rules, whether they matched a component of the directory's
-// own path below their domain.
-type ignoreSet struct {
-	rules []ignoreRule
-	anc   []bool
-}
-
-// match reports whether path (the directory's path plus name) is ignored.
-func (s *ignoreSet) match(path []string, isDir bool) bool {
-	if s == nil {
-		return false
-	}
-	name := path[len(path)-1]
-	for i := len(s.rules) - 1; i >= 0; i-- {
-		r := &s.rules[i]
-		var hit bool
-		if r.simple {
-			if len(path) <= r.depth {
-				continue
-			}
-			hit = s.anc[i] || (r.nameMatch(name) && !(r.dirOnly && !isDir))
-		} else {
-			hit = r.p.Match(path, isDir) != gitignore.NoMatch
-		}
-		if hit {
-			return !r.incl
-		}
-	}
-	return false
-}
-
-// descend is the set in force in a subdirectory (path is the
-// subdirectory's path) before its own .gitignore is added.
-func (s *ignoreSet) descend(path []string) *ignoreSet {
+func (s *ignoreSet) inner() *gitignore.Set {
 	if s == nil {
 		return nil
 	}
-	name := path[len(path)-1]
-	c := &ignoreSet{rules: s.rules, anc: make([]bool, len(s.rules))}
-	for i := range s.rules {
-		r := &s.rules[i]
-		c.anc[i] = s.anc[i] || (r.simple && len(path) > r.depth && r.nameMatch(name))
-	}
-	return c
+	return s.set
 }
 
-// extend adds the rules of a directory's own .gitignore (highest priority).
-func (s *ignoreSet) extend(own []ignoreRule) *ignoreSet {
-	if len(own) == 0 {
+func (s *ignoreSet) wrap(set *gitignore.Set) *ignoreSet {
+	switch {
+	case set == nil:
+		return nil
+	case set == s.inner():
 		return s
 	}
-	c := &ignoreSet{}
-	if s != nil {
-		c.rules = s.rules[:len(s.rules):len(s.rules)]
-		c.anc = s.anc[:len(s.anc):len(s.anc)]
-	}
-	c.rules = append(c.rules, own...)
-	c.anc = append(c.anc, make([]bool, len(own))...)
-	return c
+	return &ignoreSet{set: set}
 }
+
+// match reports whether path (the directory's path plus name) is ignored.
+func (s *ignoreSet) match(path []string, isDir bool) bool { return s.inner().Match(path, isDir) }
+
+// descend is the set in force in a subdirectory (path is the
+// subdirectory's path) before its own .gitignore is added.
+func (s *ignoreSet) descend(path []string) *ignoreSet { return s.wrap(s.inner().Descend(path)) }
+
+// extend adds the rules of a directory's own .gitignore (highest priority).
+func (s *ignoreSet) extend(own []ignoreRule) *ignoreSet { return s.wrap(s.inner().Extend(own)) }
 
 // ignoreFile is a parsed .gitignore (or info/exclude), or the verdict on a
 // .gitattributes, cached by stat data.
@@ -134,8 +60,13 @@ type ignoreFile struct {
 // changed too recently to be told apart by its stat data gets a fresh token
 // each time, so decisions made under it are never reused.
 func (s *Store) loadIgnore(abs string, domain []string) ([]ignoreRule, uint64) {
+	return s.loadRules(abs, func(data []byte) []ignoreRule { return parseIgnore(data, domain) })
+}
+
+// loadRules is loadIgnore with the parser given.
+func (s *Store) loadRules(abs string, parse func([]byte) []ignoreRule) ([]ignoreRule, uint64) {
 	f, tok := s.smallFile(abs, func(data []byte) *ignoreFile {
-		return &ignoreFile{rules: parseIgnore(data, domain)}
+		return &ignoreFile{rules: parse(data)}
 	})
 	if f == nil {
 		return nil, 0
@@ -163,7 +94,7 @@ func (s *Store) smallFile(abs string, parse func([]byte) *ignoreFile) (*ignoreFi
 	if f, ok := s.ignores[abs]; ok && f.sig == sig && !fresh {
 		return f, mixFP(0x9e3779b97f4a7c15, sig)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readLimited(abs, gitignore.MaxFile+1)
 	if err != nil {
 		return nil, 0
 	}
@@ -193,34 +124,35 @@ func mixTok(fp, tok uint64) uint64 {
 	return fp ^ fp>>31
 }
 
-// parseIgnore parses lines the way go-git's gitignore.ReadPatterns does.
-func parseIgnore(data []byte, domain []string) []ignoreRule {
-	var rules []ignoreRule
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "#") && len(strings.TrimSpace(line)) > 0 {
-			rules = append(rules, parseRule(line, domain))
-		}
+// parseIgnore parses a .gitignore of the workspace directory domain.
+func parseIgnore(data []byte, domain []string) []ignoreRule { return gitignore.Parse(data, domain) }
+
+// readLimited reads at most limit bytes of the file at p.
+func readLimited(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
 	}
-	return rules
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
-// rootIgnore is the set in force at the workspace root (.git/info/exclude,
-// then the root .gitignore) and its fingerprint.
+// rootIgnore is the set in force at the workspace root and its fingerprint:
+// the repository's info/exclude and the .gitignore files from its top level
+// down to the workspace (which may lie below the top level), then the
+// workspace's own .gitignore.
 func (s *Store) rootIgnore() (*ignoreSet, uint64) {
-	var own []ignoreRule
-	fp := uint64(1)
-	if gd := s.userGitDir(); gd != "" {
-		r, tok := s.loadIgnore(filepath.Join(gd, "info", "exclude"), nil)
-		own, fp = append(own, r...), mixTok(fp, tok)
+	l := gitignore.Locate(s.workspace)
+	srcs := l.Above()
+	fp := mixTok(1, uint64(len(srcs)))
+	var above []ignoreRule
+	for _, src := range srcs {
+		r, tok := s.loadRules(src.Path, func(data []byte) []ignoreRule { return l.ParseAbove(data, src) })
+		above, fp = append(above, r...), mixTok(fp, tok)
 	}
-	r, tok := s.loadIgnore(filepath.Join(s.workspace, ".gitignore"), nil)
-	own, fp = append(own, r...), mixTok(fp, tok)
-	if len(own) == 0 {
-		return nil, fp
-	}
-	return &ignoreSet{rules: own, anc: make([]bool, len(own))}, fp
+	own, tok := s.loadIgnore(filepath.Join(s.workspace, ".gitignore"), nil)
+	fp = mixTok(fp, tok)
+	return (*ignoreSet)(nil).wrap(l.RootSet(above, own)), fp
 }
 
 // ignoredPath reports whether rel (slash-separated, relative to the

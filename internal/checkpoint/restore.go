@@ -2,15 +2,20 @@ package checkpoint
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"agent/internal/atomicfile"
 )
 
 // Rollback snapshots the present state (kind rollback unless meta says
@@ -34,9 +39,10 @@ func (s *Store) Rollback(ctx context.Context, id string, meta Meta) (pre Snapsho
 // Restore makes the workspace's files those of snapshot id. current is a
 // snapshot of the present state (zero: the workspace is scanned, without
 // recording a snapshot). Files of current that are not in the target are
-// deleted, differing files rewritten (atomically: temporary file and
-// rename) and missing ones recreated with their parent directories, with
-// their modes. What current does not hold is never touched: ignored files,
+// deleted, differing files rewritten (atomically and durably, through
+// internal/atomicfile) and missing ones recreated with their parent
+// directories, with their modes; every change resolves beneath the
+// workspace root, so a symlink planted by a command cannot redirect it. What current does not hold is never touched: ignored files,
 // files left out for size, and anything else outside the snapshot; where
 // the target has a file at such a path, the change is reported as
 // ActionKept. Directories emptied by deletions are removed.
@@ -57,10 +63,27 @@ func (s *Store) Restore(ctx context.Context, id string, current Snapshot) ([]Cha
 		if err != nil {
 			return err
 		}
-		out, err = s.apply(ctx, target, changes, skipped)
+		root, err := s.openRoot()
+		if err != nil {
+			return err
+		}
+		defer root.Close()
+		out, err = s.apply(ctx, root, target, changes, skipped)
 		return err
 	})
 	return out, err
+}
+
+// openRoot opens the workspace as an *os.Root: every change a restore makes
+// resolves beneath it, so a symlink a command planted (a directory swapped
+// for a link out, even mid-restore) cannot redirect a write or a deletion
+// outside the workspace.
+func (s *Store) openRoot() (*os.Root, error) {
+	root, err := os.OpenRoot(s.workspace)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: restore: open the workspace: %w", err)
+	}
+	return root, nil
 }
 
 func (s *Store) currentTree(ctx context.Context, current Snapshot) (plumbing.Hash, map[string]bool, error) {
@@ -88,7 +111,7 @@ func (s *Store) currentTree(ctx context.Context, current Snapshot) (plumbing.Has
 	return tree, skipped, nil
 }
 
-func (s *Store) apply(ctx context.Context, target plumbing.Hash, changes []Change, skipped map[string]bool) ([]Change, error) {
+func (s *Store) apply(ctx context.Context, root *os.Root, target plumbing.Hash, changes []Change, skipped map[string]bool) ([]Change, error) {
 	out := make([]Change, 0, len(changes))
 	dirs := map[string]bool{}
 	for _, c := range changes {
@@ -98,11 +121,10 @@ func (s *Store) apply(ctx context.Context, target plumbing.Hash, changes []Chang
 		if err := checkRel(c.Path); err != nil {
 			return out, err
 		}
-		abs := s.abs(c.Path)
 		if !s.realParents(strings.Split(c.Path, "/")) {
 			continue // a parent became a symlink: never follow it out
 		}
-		if err := os.Remove(abs); err != nil && !os.IsNotExist(err) {
+		if err := root.Remove(filepath.FromSlash(c.Path)); err != nil && !os.IsNotExist(err) {
 			return out, fmt.Errorf("checkpoint: restore: %w", err)
 		}
 		out = append(out, c)
@@ -121,7 +143,7 @@ func (s *Store) apply(ctx context.Context, target plumbing.Hash, changes []Chang
 		if e, ok, _ := s.lookup(target, d); ok && e.mode == filemode.Dir {
 			continue
 		}
-		_ = os.Remove(s.abs(d)) // fails, as it should, unless empty
+		_ = root.Remove(filepath.FromSlash(d)) // fails, as it should, unless empty
 	}
 	for _, c := range changes {
 		if c.Action == ActionDeleted {
@@ -140,14 +162,13 @@ func (s *Store) apply(ctx context.Context, target plumbing.Hash, changes []Chang
 		if !ok {
 			continue
 		}
-		abs := s.abs(c.Path)
 		var st fileStat
-		exists := lstatPath(abs, &st) == nil
-		if skipped[c.Path] || (c.Action == ActionAdded && exists) || !s.makeParents(c.Path) {
+		exists := lstatPath(s.abs(c.Path), &st) == nil
+		if skipped[c.Path] || (c.Action == ActionAdded && exists) || !makeParents(root, c.Path) {
 			out = append(out, Change{Path: c.Path, Action: ActionKept})
 			continue
 		}
-		if err := s.writeEntry(abs, e, exists, &st); err != nil {
+		if err := s.writeEntry(root, c.Path, e, exists, &st); err != nil {
 			return out, err
 		}
 		out = append(out, c)
@@ -207,43 +228,54 @@ func (s *Store) lookup(h plumbing.Hash, p string) (treeEntry, bool, error) {
 	return treeEntry{}, false, nil
 }
 
-// makeParents creates the missing parent directories of rel; false if a
-// parent exists as something other than a real directory.
-func (s *Store) makeParents(rel string) bool {
-	p := s.workspace
+// makeParents creates the missing parent directories of rel beneath root
+// (their creation fsynced); false if a parent exists as something other
+// than a real directory.
+func makeParents(root *os.Root, rel string) bool {
 	parts := strings.Split(rel, "/")
-	for _, name := range parts[:len(parts)-1] {
-		p = filepath.Join(p, name)
-		var st fileStat
-		if err := lstatPath(p, &st); err != nil {
-			if err := os.Mkdir(p, 0o755); err != nil && !os.IsExist(err) {
+	for i := range parts[:len(parts)-1] {
+		dir := filepath.FromSlash(strings.Join(parts[:i+1], "/"))
+		fi, err := root.Lstat(dir)
+		if err == nil {
+			if !fi.IsDir() {
 				return false
 			}
 			continue
 		}
-		if !st.isDir() {
+		if err := root.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+			return false
+		}
+		if atomicfile.SyncDirIn(root, filepath.Dir(dir)) != nil {
 			return false
 		}
 	}
 	return true
 }
 
-// writeEntry atomically replaces abs with the blob of e; an existing
-// file's permission bits are kept except for the exec bits, which follow e.
-func (s *Store) writeEntry(abs string, e treeEntry, exists bool, st *fileStat) error {
+// writeEntry replaces rel beneath root with the blob of e, atomically and
+// durably (internal/atomicfile: temporary file, fsync, rename, fsync of the
+// directory); an existing file's permission bits are kept except for the
+// exec bits, which follow e.
+func (s *Store) writeEntry(root *os.Root, rel string, e treeEntry, exists bool, st *fileStat) error {
 	data, err := s.readRaw(plumbing.BlobObject, e.hash)
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	name := filepath.FromSlash(rel)
 	if e.mode == filemode.Symlink {
-		tmp := filepath.Join(dir, fmt.Sprintf(".%s.ckpt-%d", base, time.Now().UnixNano()))
-		if err := os.Symlink(string(data), tmp); err != nil {
+		var rnd [6]byte
+		_, _ = rand.Read(rnd[:])
+		dir := filepath.Dir(name)
+		tmp := filepath.Join(dir, "."+filepath.Base(name)+atomicfile.TempMarker+hex.EncodeToString(rnd[:]))
+		if err := root.Symlink(string(data), tmp); err != nil {
 			return fmt.Errorf("checkpoint: restore: %w", err)
 		}
-		if err := os.Rename(tmp, abs); err != nil {
-			_ = os.Remove(tmp)
+		if err := root.Rename(tmp, name); err != nil {
+			_ = root.Remove(tmp)
 			return fmt.Errorf("checkpoint: restore: %w", err)
+		}
+		if err := atomicfile.SyncDirIn(root, dir); err != nil {
+			return fmt.Errorf("checkpoint: restore %s: %w", rel, err)
 		}
 		return nil
 	}
@@ -256,26 +288,33 @@ func (s *Store) writeEntry(abs string, e treeEntry, exists bool, st *fileStat) e
 	} else {
 		perm &^= 0o111
 	}
-	f, err := os.CreateTemp(dir, "."+base+".ckpt-*")
-	if err != nil {
-		return fmt.Errorf("checkpoint: restore: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if e := f.Chmod(perm); e != nil && err == nil {
-		err = e
-	}
-	if e := f.Close(); e != nil && err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(tmp, abs)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("checkpoint: restore %s: %w", abs, err)
+	if err := atomicfile.WriteIn(root, name, data, perm); err != nil {
+		return fmt.Errorf("checkpoint: restore %s: %w", rel, err)
 	}
 	return nil
+}
+
+// readEntryIn is readEntry beneath root: a file's content or a symlink's
+// target, for comparing with a snapshot's blob.
+func readEntryIn(root *os.Root, rel string, mode filemode.FileMode) ([]byte, error) {
+	name := filepath.FromSlash(rel)
+	if mode == filemode.Symlink {
+		t, err := root.Readlink(name)
+		return []byte(t), err
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: not a regular file under the size limit", rel)
+	}
+	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 }
 
 // RestorePaths puts only the given paths (workspace-relative or absolute)
@@ -294,6 +333,11 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string) ([]
 		if err != nil {
 			return err
 		}
+		root, err := s.openRoot()
+		if err != nil {
+			return err
+		}
+		defer root.Close()
 		for _, p := range paths {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("checkpoint: restore: %w", err)
@@ -315,12 +359,12 @@ func (s *Store) RestorePaths(ctx context.Context, id string, paths []string) ([]
 			var changes []Change
 			if ok {
 				err = s.leavesOf(e, rel, func(leaf string, le treeEntry) error {
-					c, err := s.restoreOne(leaf, le)
+					c, err := s.restoreOne(root, leaf, le)
 					changes = append(changes, c...)
 					return err
 				})
 			} else {
-				changes, err = s.removeOne(rel)
+				changes, err = s.removeOne(root, rel)
 			}
 			out = append(out, changes...)
 			if err != nil {
@@ -350,19 +394,18 @@ func (s *Store) leavesOf(e treeEntry, p string, fn func(string, treeEntry) error
 }
 
 // restoreOne makes rel hold e unless it already does.
-func (s *Store) restoreOne(rel string, e treeEntry) ([]Change, error) {
-	abs := s.abs(rel)
+func (s *Store) restoreOne(root *os.Root, rel string, e treeEntry) ([]Change, error) {
 	var st fileStat
-	exists := lstatPath(abs, &st) == nil
+	exists := lstatPath(s.abs(rel), &st) == nil
 	if exists && (st.isRegular() || st.isLink()) && gitMode(&st) == e.mode {
-		if data, err := readEntry(abs, e.mode); err == nil && hashObject(plumbing.BlobObject, data) == e.hash {
+		if data, err := readEntryIn(root, rel, e.mode); err == nil && hashObject(plumbing.BlobObject, data) == e.hash {
 			return nil, nil
 		}
 	}
-	if (exists && st.isDir()) || !s.makeParents(rel) {
+	if (exists && st.isDir()) || !makeParents(root, rel) {
 		return []Change{{Path: rel, Action: ActionKept}}, nil
 	}
-	if err := s.writeEntry(abs, e, exists, &st); err != nil {
+	if err := s.writeEntry(root, rel, e, exists, &st); err != nil {
 		return nil, err
 	}
 	if exists {
@@ -371,8 +414,9 @@ func (s *Store) restoreOne(rel string, e treeEntry) ([]Change, error) {
 	return []Change{{Path: rel, Action: ActionAdded}}, nil
 }
 
-// removeOne deletes rel if it is a file or symlink a snapshot would hold.
-func (s *Store) removeOne(rel string) ([]Change, error) {
+// removeOne deletes rel (beneath root) if it is a file or symlink a
+// snapshot would hold.
+func (s *Store) removeOne(root *os.Root, rel string) ([]Change, error) {
 	var st fileStat
 	if lstatPath(s.abs(rel), &st) != nil || !s.realParents(strings.Split(rel, "/")) {
 		return nil, nil
@@ -380,7 +424,7 @@ func (s *Store) removeOne(rel string) ([]Change, error) {
 	if !(st.isRegular() || st.isLink()) || (st.isRegular() && st.size > MaxFileSize) || s.ignoredPath(rel, false) {
 		return []Change{{Path: rel, Action: ActionKept}}, nil
 	}
-	if err := os.Remove(s.abs(rel)); err != nil && !os.IsNotExist(err) {
+	if err := root.Remove(filepath.FromSlash(rel)); err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("checkpoint: restore: %w", err)
 	}
 	return []Change{{Path: rel, Action: ActionDeleted}}, nil

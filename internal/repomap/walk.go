@@ -3,13 +3,16 @@ package repomap
 import (
 	"context"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"agent/internal/gitignore"
 )
 
 // skipDirs are never descended into (besides hidden directories).
@@ -20,6 +23,7 @@ var skipDirs = map[string]bool{
 
 type srcFile struct {
 	rel, abs    string
+	base        string // the root the walk found it under
 	lang        string
 	size, mtime int64
 	tags        *FileTags
@@ -32,89 +36,52 @@ type tree struct {
 	others  []string // slash paths of non-source files
 }
 
-// walk lists the files under root, honouring .gitignore files found in the
-// tree, hidden and dependency directories.
+// walk lists the files under root with the agent's one ignore engine
+// (internal/gitignore: the repository's info/exclude and .gitignore files,
+// from the git top level down), so that the map lists what grep and glob
+// show and what a checkpoint holds; it also leaves out hidden and dependency
+// directories and symlinks. Directories are opened beneath root, never
+// through a symlink.
 func walk(ctx context.Context, root string) (*tree, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("repomap: read %s: %w", root, err)
+	}
+	defer r.Close()
 	t := &tree{}
-	var visit func(dir, rel string, pats []gitignore.Pattern) error
-	visit = func(dir, rel string, pats []gitignore.Pattern) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			if rel == "" {
-				return fmt.Errorf("repomap: read %s: %w", dir, err)
-			}
-			return nil // unreadable subdirectory: leave it out
-		}
-		var domain []string
-		if rel != "" {
-			domain = strings.Split(rel, "/")
-		}
-		for _, e := range ents {
-			if e.Name() == ".gitignore" && e.Type().IsRegular() {
-				if data, err := os.ReadFile(filepath.Join(dir, ".gitignore")); err == nil {
-					pats = append(pats[:len(pats):len(pats)], parseIgnore(string(data), domain)...)
-				}
-			}
-		}
-		var m gitignore.Matcher
-		if len(pats) > 0 {
-			m = gitignore.NewMatcher(pats)
-		}
-		for _, e := range ents {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") && name != ".github" {
-				continue
-			}
-			p := name
-			if rel != "" {
-				p = rel + "/" + name
-			}
-			typ := e.Type()
-			if typ&os.ModeSymlink != 0 {
-				continue
-			}
-			if m != nil && m.Match(append(domain[:len(domain):len(domain)], name), e.IsDir()) {
-				continue
-			}
+	err = gitignore.Walk(ctx, r, gitignore.NewTree(root, r.FS()), ".", func(e gitignore.Entry) error {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") && name != ".github" {
 			if e.IsDir() {
-				if skipDirs[name] {
-					continue
-				}
-				if err := visit(filepath.Join(dir, name), p, pats); err != nil {
-					return err
-				}
-				continue
+				return fs.SkipDir
 			}
-			if !typ.IsRegular() {
-				continue
+			return nil
+		}
+		switch {
+		case e.Type&fs.ModeSymlink != 0:
+		case e.IsDir():
+			if skipDirs[name] {
+				return fs.SkipDir
 			}
-			if lang := langOf(name); lang != "" {
-				t.sources = append(t.sources, &srcFile{rel: p, abs: filepath.Join(dir, name), lang: lang})
-			} else {
-				t.others = append(t.others, p)
+		case !e.Type.IsRegular():
+		case langOf(name) != "":
+			// Stat relative to the open directory (one fstatat): a file the
+			// cache knows is then never opened.
+			info, err := e.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				return nil
 			}
+			t.sources = append(t.sources, &srcFile{rel: e.Rel, abs: filepath.Join(root, filepath.FromSlash(e.Rel)), base: root,
+				lang: langOf(name), size: info.Size(), mtime: info.ModTime().UnixNano()})
+		default:
+			t.others = append(t.others, e.Rel)
 		}
 		return nil
-	}
-	if err := visit(root, "", nil); err != nil {
-		return nil, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("repomap: walk %s: %w", root, err)
 	}
 	return t, nil
-}
-
-func parseIgnore(data string, domain []string) []gitignore.Pattern {
-	var ps []gitignore.Pattern
-	for _, line := range strings.Split(data, "\n") {
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
-	return ps
 }
 
 type loadStats struct{ parsed, cached, skipped int }
@@ -122,6 +89,17 @@ type loadStats struct{ parsed, cached, skipped int }
 // load fills in the tags of every source file, from the cache when its
 // size and mtime match, else by parsing, with workers goroutines.
 func load(ctx context.Context, files []*srcFile, cache Cache, workers int) (loadStats, error) {
+	roots := map[string]*os.Root{}
+	for _, f := range files {
+		if _, ok := roots[f.base]; !ok {
+			r, err := os.OpenRoot(f.base)
+			if err != nil {
+				return loadStats{}, fmt.Errorf("repomap: load: %w", err)
+			}
+			defer r.Close()
+			roots[f.base] = r
+		}
+	}
 	var (
 		wg   sync.WaitGroup
 		next = make(chan *srcFile)
@@ -129,7 +107,7 @@ func load(ctx context.Context, files []*srcFile, cache Cache, workers int) (load
 	for range workers {
 		wg.Go(func() {
 			for f := range next {
-				loadOne(f, cache)
+				loadOne(roots[f.base], f, cache)
 			}
 		})
 	}
@@ -166,12 +144,10 @@ func engineFor(lang string) string {
 	return otherEngine
 }
 
-func loadOne(f *srcFile, cache Cache) {
-	info, err := os.Stat(f.abs)
-	if err != nil {
-		return
-	}
-	f.size, f.mtime = info.Size(), info.ModTime().UnixNano()
+// loadOne fills in f's tags: from the cache when it holds the size and
+// mtime the walk saw, else by reading the file beneath root (a directory
+// swapped for a symlink cannot lead it outside the workspace).
+func loadOne(root *os.Root, f *srcFile, cache Cache) {
 	engine := engineFor(f.lang)
 	if f.size > maxFileSize {
 		f.tags = &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
@@ -183,7 +159,21 @@ func loadOne(f *srcFile, cache Cache) {
 			return
 		}
 	}
-	src, err := os.ReadFile(f.abs)
+	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	f.size, f.mtime = info.Size(), info.ModTime().UnixNano() // what is read now
+	if f.size > maxFileSize {
+		f.tags = &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
+		return
+	}
+	src, err := io.ReadAll(io.LimitReader(file, maxFileSize+1))
 	if err != nil {
 		return
 	}

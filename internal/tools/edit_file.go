@@ -44,7 +44,7 @@ func (t EditFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	if err := writeAtomic(p.abs, []byte(p.content), p.old.mode); err != nil {
+	if err := p.write(); err != nil {
 		return Result{}, fmt.Errorf("edit_file: %s: %w", p.rel, err)
 	}
 	var out string

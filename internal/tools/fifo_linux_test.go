@@ -37,4 +37,10 @@ func TestSpecialFilesDoNotBlock(t *testing.T) {
 	if res := mustCall(t, env, "grep", map[string]any{"pattern": "needle", "path": "pipe"}); !strings.HasPrefix(res.Output, "no matches") {
 		t.Errorf("grep on the FIFO: %q", res.Output)
 	}
+	if res, err := call(t, env, "list_dir", map[string]any{"path": "pipe"}); err == nil || !strings.Contains(res.Output, "not a directory") {
+		t.Errorf("list_dir on the FIFO: %q %v", res.Output, err)
+	}
+	if res := mustCall(t, env, "list_dir", map[string]any{}); !strings.Contains(res.Output, "pipe") {
+		t.Errorf("list_dir beside the FIFO: %q", res.Output)
+	}
 }

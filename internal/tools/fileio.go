@@ -8,10 +8,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"agent/internal/atomicfile"
+	"agent/internal/gitignore"
 )
 
 // newFileMode is the mode of a file a tool creates.
@@ -25,23 +29,14 @@ type existing struct {
 	crlf  bool
 }
 
-// loadExisting reads the file a write tool is about to replace. A missing file
-// is not an error; a directory or a special file is.
-func loadExisting(abs, rel string) (existing, error) {
-	fi, err := os.Stat(abs)
+// loadExisting reads, beneath root, the file a write tool is about to
+// replace. A missing file is not an error; a directory or a special file is
+// (and is not opened).
+func loadExisting(root *os.Root, rel string) (existing, error) {
+	data, fi, err := readRegular(root, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return existing{mode: newFileMode}, nil
 	}
-	if err != nil {
-		return existing{}, err
-	}
-	if fi.IsDir() {
-		return existing{}, fmt.Errorf("%s is a directory", rel)
-	}
-	if !fi.Mode().IsRegular() {
-		return existing{}, fmt.Errorf("%s is not a regular file", rel)
-	}
-	data, err := os.ReadFile(abs)
 	if err != nil {
 		return existing{}, err
 	}
@@ -58,54 +53,6 @@ func usesCRLF(data []byte) bool {
 // toCRLF turns every line ending of s into CRLF (existing CRLFs stay single).
 func toCRLF(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
-}
-
-// writeAtomic replaces abs with data: a temporary file in the same directory
-// is written, given mode, synced and renamed over abs, so a reader (or a
-// crash) sees the old file or the new one, never a mix. Missing parent
-// directories are created.
-func writeAtomic(abs string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create parent directories: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write: %w", err)
-	}
-	if err = f.Chmod(mode); err != nil {
-		return fmt.Errorf("chmod: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close: %w", err)
-	}
-	if err = os.Rename(tmp, abs); err != nil {
-		return fmt.Errorf("rename into place: %w", err)
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir makes a rename in dir durable; failure is harmless (best effort:
-// not every platform or file system can sync a directory).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }
 
 // diffMaxLines bounds the diff shown after a write.
@@ -216,28 +163,47 @@ func countLines(s string) int {
 }
 
 // RemoveStaleTemps deletes the temporary files an atomic write of rel left
-// behind when its process was killed between creating and renaming them.
-// Resume calls it before redoing an interrupted write.
+// behind when its process was killed between creating and renaming them
+// (internal/atomicfile's names, which checkpoint restores use too). Resume
+// calls it before redoing an interrupted write. It lists and removes beneath
+// the workspace root.
 func RemoveStaleTemps(workspace, rel string) error {
-	abs, _, err := ResolveWrite(workspace, rel)
+	_, crel, err := ResolveWrite(workspace, rel)
 	if err != nil {
 		return err
 	}
-	matches, err := filepath.Glob(filepath.Join(filepath.Dir(abs), "."+globEscape(filepath.Base(abs))+".tmp-*"))
+	ws, err := workspaceRoot(workspace)
 	if err != nil {
 		return err
 	}
-	for _, m := range matches {
-		if err := os.Remove(m); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("remove stale temporary file: %w", err)
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return fmt.Errorf("open the workspace: %w", err)
+	}
+	defer root.Close()
+	dir, base := path.Dir(crel), path.Base(crel)
+	d, err := gitignore.OpenDir(root, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return confined(workspace, rel, err)
+	}
+	defer d.Close()
+	entries, err := d.Entries()
+	if err != nil {
+		return err
+	}
+	pattern := atomicfile.TempPattern(base)
+	for _, e := range entries {
+		if ok, _ := filepath.Match(pattern, e.Name()); !ok || e.IsDir() {
+			continue
+		}
+		if err := root.Remove(path.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove stale temporary file: %w", confined(workspace, rel, err))
 		}
 	}
 	return nil
-}
-
-func globEscape(s string) string {
-	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
-	return r.Replace(s)
 }
 
 // startWrite does what both file tools do before they decide the content:
@@ -253,27 +219,42 @@ func startWrite(ctx context.Context, env *Env, tool, path, content string) (*wri
 	if err := refusePlaceholder(tool, content); err != nil {
 		return nil, err
 	}
-	abs, rel, err := ResolveWrite(env.Workspace, path)
+	root, err := env.openRoot()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	_, rel, err := ResolveWrite(env.Workspace, path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
-	old, err := loadExisting(abs, rel)
+	old, err := loadExisting(root, rel)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
+		return nil, fmt.Errorf("%s: %w", tool, confined(env.Workspace, path, err))
 	}
-	return &writePlan{abs: abs, rel: rel, old: old}, nil
+	return &writePlan{root: root, workspace: env.Workspace, path: path, rel: rel, old: old}, nil
 }
 
 // writePlan is what a file tool would write: computed first, so that an
 // approval prompt can show the change before anything is written.
 type writePlan struct {
-	abs, rel string
-	old      existing
-	content  string
-	count    int // edit_file: occurrences replaced
+	root      *os.Root
+	workspace string
+	path      string // as the model gave it
+	rel       string // canonical, relative to the workspace
+	old       existing
+	content   string
+	count     int // edit_file: occurrences replaced
+}
+
+// write puts the planned content in place beneath the workspace root.
+func (p *writePlan) write() error {
+	if err := writeIn(p.root, p.rel, []byte(p.content), p.old.mode); err != nil {
+		return confined(p.workspace, p.path, err)
+	}
+	return nil
 }
 
 func (p *writePlan) preview() string {

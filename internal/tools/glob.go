@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/gitignore"
 )
 
 // Glob is the glob tool: the workspace files whose path matches a pattern.
@@ -50,23 +50,27 @@ func (t Glob) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	if pattern == "" {
 		return Result{}, &ArgError{Tool: t.Name(), Field: "pattern", Problem: `field "pattern" must not be empty`}
 	}
-	root, err := workspaceRoot(env.Workspace)
+	ws, err := workspaceRoot(env.Workspace)
 	if err != nil {
 		return Result{}, fmt.Errorf("glob: %w", err)
 	}
-	pattern, err = relativePattern(env.Workspace, root, pattern)
+	pattern, err = relativePattern(env.Workspace, ws, pattern)
+	if err != nil {
+		return Result{}, fmt.Errorf("glob: %w", err)
+	}
+	root, err := env.openRoot()
 	if err != nil {
 		return Result{}, fmt.Errorf("glob: %w", err)
 	}
 	prefix, rest := staticPrefix(pattern)
-	startAbs, startRel, err := Resolve(env.Workspace, prefix)
+	_, startRel, err := Resolve(env.Workspace, prefix)
 	if err != nil {
 		return Result{}, fmt.Errorf("glob: %w", err)
 	}
 
 	var matches []string
 	if rest == "" { // no wildcard: the pattern names one path
-		if fi, err := os.Stat(startAbs); err == nil && !fi.IsDir() {
+		if fi, err := root.Stat(startRel); err == nil && !fi.IsDir() {
 			matches = append(matches, prefix)
 		}
 		return Result{Output: renderMatches(a.Pattern, matches, 0)}, nil
@@ -75,13 +79,14 @@ func (t Glob) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 	if err != nil {
 		return Result{}, &ArgError{Tool: t.Name(), Field: "pattern", Problem: err.Error()}
 	}
-	if fi, err := os.Stat(startAbs); err != nil || !fi.IsDir() {
+	if fi, err := root.Stat(startRel); err != nil || !fi.IsDir() {
 		return Result{Output: renderMatches(a.Pattern, nil, 0)}, nil
 	}
 	more := 0
-	err = walkTree(ctx, root, startRel, func(rel string, d fs.DirEntry) error {
+	err = walkWorkspace(ctx, root, startRel, func(e gitignore.Entry) error {
+		rel := e.Rel
 		if env.hidden(rel) {
-			if d.IsDir() {
+			if e.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
@@ -90,7 +95,7 @@ func (t Glob) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 		if startRel == "." {
 			sub = rel
 		}
-		if d.IsDir() {
+		if e.IsDir() {
 			if !g.mayContain(sub) {
 				return fs.SkipDir
 			}
@@ -99,7 +104,7 @@ func (t Glob) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 		if !g.match(sub) {
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 && !symlinkToFileInside(env.Workspace, rel) {
+		if e.Type&fs.ModeSymlink != 0 && !symlinkToFileInside(env, root, rel) {
 			return nil
 		}
 		if len(matches) == globMaxResults {
@@ -110,7 +115,7 @@ func (t Glob) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 		return nil
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("glob: %w", err)
+		return Result{}, fmt.Errorf("glob: %w", confined(env.Workspace, prefix, err))
 	}
 	return Result{Output: Truncate(renderMatches(a.Pattern, matches, more), MaxOutput)}, nil
 }
@@ -127,23 +132,12 @@ func relativePattern(workspace, root, pattern string) (string, error) {
 				return strings.TrimPrefix(path.Join(r, strings.TrimPrefix(pattern, absPrefix)), "/"), nil
 			}
 		}
-		return "", &PathError{Path: pattern, Workspace: root, Reason: "outside"}
+		return "", &PathError{Path: pattern, Workspace: root, Reason: ReasonOutside}
 	}
 	for strings.HasPrefix(pattern, "./") {
 		pattern = pattern[2:]
 	}
 	return pattern, nil
-}
-
-// symlinkToFileInside reports whether the symlink rel leads to a regular file
-// inside the workspace.
-func symlinkToFileInside(workspace, rel string) bool {
-	abs, _, err := Resolve(workspace, rel)
-	if err != nil {
-		return false
-	}
-	fi, err := os.Stat(abs)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 func renderMatches(pattern string, matches []string, more int) string {

@@ -6,15 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"agent/internal/event"
+	"agent/internal/gitignore"
 )
 
 // Grep is the grep tool: lines matching an RE2 pattern, as path:line:text.
@@ -67,52 +68,56 @@ func (t Grep) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 			return Result{}, fmt.Errorf("grep: include: %w", err)
 		}
 	}
-	abs, rel, err := Resolve(env.Workspace, a.Path)
+	root, err := env.openRoot()
 	if err != nil {
 		return Result{}, fmt.Errorf("grep: %w", err)
 	}
-	fi, err := os.Stat(abs)
+	_, rel, err := Resolve(env.Workspace, a.Path)
+	if err != nil {
+		return Result{}, fmt.Errorf("grep: %w", err)
+	}
+	fi, err := root.Stat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Result{}, fmt.Errorf("grep: %s: no such file or directory: %w", rel, fs.ErrNotExist)
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("grep: %w", err)
+		return Result{}, fmt.Errorf("grep: %w", confined(env.Workspace, a.Path, err))
 	}
 
 	s := &grepSearch{re: re}
 	if !fi.IsDir() {
-		s.file(abs, rel) // named explicitly: searched even if ignored
+		f, _, err := openRegular(root, rel)
+		switch {
+		case err == nil:
+			s.file(f, rel) // named explicitly: searched even if ignored
+		case escaped(err):
+			return Result{}, fmt.Errorf("grep: %w", confined(env.Workspace, a.Path, err))
+		}
 	} else {
-		root, _ := workspaceRoot(env.Workspace)
-		err = walkTree(ctx, root, rel, func(frel string, d fs.DirEntry) error {
-			if env.hidden(frel) {
-				if d.IsDir() {
+		err = walkWorkspace(ctx, root, rel, func(e gitignore.Entry) error {
+			if env.hidden(e.Rel) {
+				if e.IsDir() {
 					return fs.SkipDir
 				}
 				return nil
 			}
-			if d.IsDir() {
+			if e.IsDir() {
 				return nil
 			}
-			if include != nil && !includeMatch(include, a.Include, frel, rel) {
+			if include != nil && !includeMatch(include, a.Include, e.Rel, rel) {
 				return nil
 			}
-			fabs := filepath.Join(root, filepath.FromSlash(frel))
-			if d.Type()&fs.ModeSymlink != 0 {
-				if !symlinkToFileInside(env.Workspace, frel) {
-					return nil
-				}
-				fabs, _, _ = Resolve(env.Workspace, frel)
-			} else if !d.Type().IsRegular() {
-				return nil
+			f, err := openEntry(env, root, e)
+			if err != nil {
+				return nil // vanished, special, or a symlink that leads out or to a hidden file
 			}
-			if s.file(fabs, frel) {
+			if s.file(f, e.Rel) {
 				return fs.SkipAll
 			}
 			return nil
 		})
 		if err != nil {
-			return Result{}, fmt.Errorf("grep: %w", err)
+			return Result{}, fmt.Errorf("grep: %w", confined(env.Workspace, a.Path, err))
 		}
 	}
 	return Result{Output: Truncate(s.render(a.Pattern, rel), MaxOutput)}, nil
@@ -141,19 +146,21 @@ type grepSearch struct {
 	binary, large int
 }
 
-// file searches one file; it reports whether the match limit was reached.
-func (s *grepSearch) file(abs, rel string) bool {
-	fi, err := os.Stat(abs)
+// file searches one open file and closes it; it reports whether the match
+// limit was reached.
+func (s *grepSearch) file(f *os.File, rel string) bool {
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return false // vanished or special: nothing to search
+		return false // special: nothing to search
 	}
 	if fi.Size() > grepMaxFileSize {
 		s.large++
 		return false
 	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return false // unreadable: skipped, as grep -s does
+	data, err := io.ReadAll(io.LimitReader(f, grepMaxFileSize+1))
+	if err != nil || len(data) > grepMaxFileSize {
+		return false // unreadable, or grew past the limit: skipped, as grep -s does
 	}
 	if isBinary(data) {
 		s.binary++

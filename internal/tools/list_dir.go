@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/gitignore"
 )
 
 // ListDir is the list_dir tool: one directory's entries.
@@ -45,39 +44,43 @@ func (t ListDir) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 	if err := checkEnv(t.Name(), env); err != nil {
 		return Result{}, err
 	}
-	abs, rel, err := Resolve(env.Workspace, a.Path)
+	root, err := env.openRoot()
 	if err != nil {
 		return Result{}, fmt.Errorf("list_dir: %w", err)
 	}
-	fi, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
+	_, rel, err := Resolve(env.Workspace, a.Path)
+	if err != nil {
+		return Result{}, fmt.Errorf("list_dir: %w", err)
+	}
+	d, err := gitignore.OpenDir(root, rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return Result{}, fmt.Errorf("list_dir: %s: directory not found: %w", rel, fs.ErrNotExist)
+	case err != nil:
+		if fi, serr := root.Stat(rel); serr == nil && !fi.IsDir() {
+			return Result{}, fmt.Errorf("list_dir: %s is a file, not a directory; use read_file", rel)
+		}
+		return Result{}, fmt.Errorf("list_dir: %w", confined(env.Workspace, a.Path, err))
 	}
+	defer d.Close()
+	entries, err := d.Entries()
 	if err != nil {
 		return Result{}, fmt.Errorf("list_dir: %w", err)
 	}
-	if !fi.IsDir() {
-		return Result{}, fmt.Errorf("list_dir: %s is a file, not a directory; use read_file", rel)
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		return Result{}, fmt.Errorf("list_dir: %w", err)
-	}
-	root, _ := workspaceRoot(env.Workspace)
-	rules := loadRules(root, rel)
+	// The directory named explicitly is listed even if ignored; its entries
+	// follow the rules the walks, the repo map and checkpoints follow.
+	rules, off := gitignore.NewTree(root.Name(), root.FS()).Dir(gitignore.Split(rel))
+	parts := append(gitignore.Split(rel), "")
 
 	var b strings.Builder
 	shown, ignored := 0, 0
-	for _, d := range entries {
-		name := d.Name()
-		childRel := name
-		if rel != "." {
-			childRel = path.Join(rel, name)
-		}
+	for _, de := range entries {
+		name := de.Name()
 		if name == ".git" {
 			continue
 		}
-		if rules.ignored(childRel, d.IsDir()) {
+		parts[len(parts)-1] = name
+		if !off && rules.Match(parts, de.IsDir()) {
 			ignored++
 			continue
 		}
@@ -87,13 +90,13 @@ func (t ListDir) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result
 		}
 		shown++
 		switch {
-		case d.IsDir():
+		case de.IsDir():
 			b.WriteString(name + "/\n")
-		case d.Type()&fs.ModeSymlink != 0:
+		case de.Type()&fs.ModeSymlink != 0:
 			b.WriteString(name + "@\n")
 		default:
 			size := ""
-			if info, err := d.Info(); err == nil {
+			if info, err := d.Lstat(name); err == nil {
 				size = "  " + humanSize(info.Size())
 			}
 			b.WriteString(name + size + "\n")

@@ -66,36 +66,32 @@ func (t ReadFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resul
 	if a.Limit == 0 {
 		a.Limit = readDefaultLimit
 	}
-	abs, rel, err := Resolve(env.Workspace, a.Path)
+	root, err := env.openRoot()
 	if err != nil {
 		return Result{}, fmt.Errorf("read_file: %w", err)
 	}
-	out, err := readLines(abs, rel, a.Offset, a.Limit, MaxOutput-200)
+	_, rel, err := Resolve(env.Workspace, a.Path)
 	if err != nil {
 		return Result{}, fmt.Errorf("read_file: %w", err)
+	}
+	out, err := readLines(root, rel, a.Offset, a.Limit, MaxOutput-200)
+	if err != nil {
+		return Result{}, fmt.Errorf("read_file: %w", confined(env.Workspace, a.Path, err))
 	}
 	return Result{Output: out}, nil
 }
 
-// readLines renders lines [offset, offset+limit) of the file abs, numbered,
-// stopping early when the output would exceed budget characters.
-func readLines(abs, rel string, offset, limit, budget int) (string, error) {
-	// Stat before opening: opening a FIFO would block.
-	fi, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
+// readLines renders lines [offset, offset+limit) of the file rel beneath
+// root, numbered, stopping early when the output would exceed budget
+// characters.
+func readLines(root *os.Root, rel string, offset, limit, budget int) (string, error) {
+	f, fi, err := openRegular(root, rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("%s: file not found: %w", rel, fs.ErrNotExist)
-	}
-	if err != nil {
-		return "", err
-	}
-	if fi.IsDir() {
+	case errors.Is(err, errIsDir):
 		return "", fmt.Errorf("%s is a directory; use list_dir to see its entries", rel)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", rel)
-	}
-	f, err := os.Open(abs)
-	if err != nil {
+	case err != nil:
 		return "", err
 	}
 	defer f.Close()

@@ -1,7 +1,12 @@
 // Package tools owns the eight tools the model sees (read_file, list_dir, glob,
 // grep, write_file, edit_file, run_command, update_plan), their schemas, the
 // validation of model-supplied arguments against those schemas, and workspace
-// confinement of every path.
+// confinement of every path: Resolve names where a path leads (for the error
+// message and the canonical path), and every file operation then runs
+// beneath the workspace opened as an *os.Root, so a directory swapped for a
+// symlink in between cannot redirect it (confine.go). Which paths grep, glob
+// and list_dir leave out is internal/gitignore's decision, shared with the
+// repo map and checkpoints.
 //
 // It must not touch the journal, the approval policy or the model: the loop in
 // internal/agent decides whether and when a tool runs; a tool only runs.
@@ -45,6 +50,23 @@ type Env struct {
 	// Started, per call, is called once run_command's process exists and
 	// before it runs anything; the command runs only if it returns nil.
 	Started func(proc.Identity) error
+
+	// root is the workspace opened once as an *os.Root, beneath which every
+	// file tool resolves and opens (see confine.go); zero until first use.
+	root rootCache
+	// shared is the Env a ForCall copy was made from: it owns the root.
+	shared *Env
+}
+
+// ForCall returns an Env for one call: e's settings with the call's command
+// marker and start hook. It shares e's open workspace root.
+func (e *Env) ForCall(marker string, started func(proc.Identity) error) *Env {
+	owner := e
+	if e.shared != nil {
+		owner = e.shared
+	}
+	return &Env{Workspace: e.Workspace, DefaultTimeoutSec: e.DefaultTimeoutSec, Plan: e.Plan, Hidden: e.Hidden,
+		Marker: marker, Started: started, shared: owner}
 }
 
 func (e *Env) hidden(rel string) bool { return e != nil && e.Hidden != nil && e.Hidden(rel) }

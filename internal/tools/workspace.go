@@ -16,12 +16,27 @@ type PathError struct {
 	Path      string // the path as the model gave it
 	Resolved  string // where it leads, when known
 	Workspace string
-	Reason    string // "outside" or "git"
+	Reason    PathReason
 }
 
+// PathReason says why a path was refused.
+type PathReason string
+
+// Reasons for refusing a path.
+const (
+	ReasonOutside PathReason = "outside" // it resolves outside the workspace
+	ReasonGit     PathReason = "git"     // a write inside a .git directory
+	// ReasonMoved: it resolved inside, but a directory on the way was
+	// swapped for a symlink out while the tool opened it.
+	ReasonMoved PathReason = "moved"
+)
+
 func (e *PathError) Error() string {
-	if e.Reason == "git" {
+	switch e.Reason {
+	case ReasonGit:
 		return fmt.Sprintf("path %q is inside a .git directory; the repository's own files are never written by tools", e.Path)
+	case ReasonMoved:
+		return fmt.Sprintf("path %q resolves outside the workspace (a directory on the way was swapped for a symlink leading out of %s while the tool opened it; nothing outside was read or written); use a path relative to the workspace", e.Path, e.Workspace)
 	}
 	where := e.Workspace
 	if e.Resolved != "" {
@@ -40,6 +55,10 @@ const maxLinks = 255
 // stay inside the symlink-resolved workspace. It returns the resolved absolute
 // path and that path relative to the workspace, slash-separated ("." for the
 // root). A refusal is a *PathError.
+//
+// Resolve only decides; it does not hold the path. The file tools open the
+// relative path it returns beneath the workspace's *os.Root (confine.go), so
+// a symlink swapped in after Resolve looked cannot lead them outside.
 func Resolve(workspace, p string) (abs, rel string, err error) {
 	root, err := workspaceRoot(workspace)
 	if err != nil {
@@ -47,7 +66,7 @@ func Resolve(workspace, p string) (abs, rel string, err error) {
 	}
 	lexRoot := filepath.Clean(workspace)
 	outside := func(resolved string) error {
-		return &PathError{Path: p, Resolved: resolved, Workspace: root, Reason: "outside"}
+		return &PathError{Path: p, Resolved: resolved, Workspace: root, Reason: ReasonOutside}
 	}
 
 	var joined string
@@ -91,7 +110,7 @@ func ResolveWrite(workspace, p string) (abs, rel string, err error) {
 	lexical := filepath.ToSlash(filepath.Clean(p))
 	if inGitDir(rel) || inGitDir(lexical) {
 		root, _ := workspaceRoot(workspace)
-		return "", "", &PathError{Path: p, Resolved: abs, Workspace: root, Reason: "git"}
+		return "", "", &PathError{Path: p, Resolved: abs, Workspace: root, Reason: ReasonGit}
 	}
 	return abs, rel, nil
 }

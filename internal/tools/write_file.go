@@ -40,7 +40,7 @@ func (t WriteFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	if p.old.found && string(p.old.data) == p.content {
 		return Result{Output: fmt.Sprintf("%s unchanged (the content is identical)", p.rel)}, nil
 	}
-	if err := writeAtomic(p.abs, []byte(p.content), p.old.mode); err != nil {
+	if err := p.write(); err != nil {
 		return Result{}, fmt.Errorf("write_file: %s: %w", p.rel, err)
 	}
 	var out string
