@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"agent/internal/atomicfile"
 )
 
 // refPrefix is the private namespace of the snapshots' refs.
@@ -68,6 +69,9 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 	if err != nil {
 		return Snapshot{}, err
 	}
+	if err := s.flushObjects(); err != nil {
+		return Snapshot{}, err
+	}
 	snap.ID = h.String()
 	if err := s.setRef(refName(meta.RunID, snap.Seq), h); err != nil {
 		return Snapshot{}, err
@@ -77,28 +81,23 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 	return snap, nil
 }
 
-// setRef writes a loose ref atomically (temp file + rename), so a process
-// killed at any instant leaves the ref either absent or whole, never empty.
+// setRef writes a loose ref with atomicfile (temporary file beside it,
+// fsync, rename, fsync of its directory), so a process killed or a machine
+// losing power at any instant leaves the ref either absent or whole, never
+// empty. The temporary file's name starts with "." and repoFS hides such
+// names under refs/ (as git does), so no reader takes it for a ref. It runs
+// after flushObjects: every object the ref names is already durable.
 func (s *Store) setRef(name plumbing.ReferenceName, h plumbing.Hash) error {
-	p := filepath.Join(s.gitDir, filepath.FromSlash(name.String()))
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+	rel := filepath.FromSlash(name.String())
+	if err := s.sy.mkdirAll(filepath.Join(s.gitDir, filepath.Dir(rel))); err != nil {
 		return fmt.Errorf("checkpoint: set ref: %w", err)
 	}
-	// The temporary file lives outside refs/, where a leftover can never be
-	// mistaken for a ref.
-	f, err := os.CreateTemp(s.auxDir, ".ref-*")
-	if err != nil {
+	if err := atomicfile.WriteIn(s.root, rel, []byte(h.String()+"\n"), privateFile); err != nil {
 		return fmt.Errorf("checkpoint: set ref: %w", err)
 	}
-	_, err = f.WriteString(h.String() + "\n")
-	if e := f.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	s.sy.note(syncEvent{Op: opRef, Path: filepath.Join(s.gitDir, rel)})
+	// A run's first ref created its directory: make that entry durable.
+	if err := s.sy.syncDirs(); err != nil {
 		return fmt.Errorf("checkpoint: set ref: %w", err)
 	}
 	return nil
@@ -166,7 +165,7 @@ func (s *Store) getHash(h plumbing.Hash) (Snapshot, error) {
 	if snap, ok := s.snaps[h]; ok {
 		return snap, nil
 	}
-	obj, err := s.st.EncodedObject(plumbing.CommitObject, h)
+	obj, err := s.encodedObject(plumbing.CommitObject, h)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("checkpoint: snapshot %s: %w", h, err)
 	}
