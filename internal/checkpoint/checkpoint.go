@@ -134,8 +134,8 @@ type Store struct {
 	auxDir    string
 	root      *os.Root // gitDir, for atomicfile writes of refs
 	st        *filesystem.Storage
-	sy        *syncer       // dirty directories, fsynced before refs and the stat cache
-	objs      *objectBatch  // loose objects written but not yet durable
+	sy        *syncer      // dirty directories, fsynced before refs and the stat cache
+	objs      *objectBatch // loose objects written but not yet durable
 	lock      *flock.Flock
 
 	gen     uint64                     // prune generation our caches belong to
