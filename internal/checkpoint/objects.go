@@ -58,18 +58,6 @@ func entryLess(a, b *treeEntry) bool {
 	return ac < bc
 }
 
-func sameEntries(a, b []treeEntry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func encodeTree(es []treeEntry) []byte {
 	n := 0
 	for i := range es {
