@@ -132,7 +132,6 @@ type Store struct {
 	exclude   string // the agent home, when it lies inside the workspace (slash path)
 	gitDir    string
 	auxDir    string
-	root      *os.Root // gitDir, for atomicfile writes of refs
 	st        *filesystem.Storage
 	sy        *syncer      // dirty directories, fsynced before refs and the stat cache
 	objs      *objectBatch // loose objects written but not yet durable
@@ -207,16 +206,11 @@ func Open(agentHome, workspace string) (*Store, error) {
 			exclude = filepath.ToSlash(rel) // "." when the agent home is the workspace
 		}
 	}
-	rt, err := os.OpenRoot(gitDir)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
 	s := &Store{
 		workspace: ws,
 		exclude:   exclude,
 		gitDir:    gitDir,
 		auxDir:    aux,
-		root:      rt,
 		st:        st,
 		sy:        sy,
 		objs:      newObjectBatch(gitDir, sy),
@@ -268,9 +262,6 @@ func (s *Store) Close() error {
 		return s.saveStat(s.stat, s.gen)
 	})
 	if e := s.st.Close(); e != nil && err == nil {
-		err = fmt.Errorf("checkpoint: close: %w", e)
-	}
-	if e := s.root.Close(); e != nil && err == nil {
 		err = fmt.Errorf("checkpoint: close: %w", e)
 	}
 	return err

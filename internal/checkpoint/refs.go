@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -88,15 +89,20 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 // names under refs/ (as git does), so no reader takes it for a ref. It runs
 // after flushObjects: every object the ref names is already durable.
 func (s *Store) setRef(name plumbing.ReferenceName, h plumbing.Hash) error {
-	rel := filepath.FromSlash(name.String())
-	if err := s.sy.mkdirAll(filepath.Join(s.gitDir, filepath.Dir(rel))); err != nil {
+	p := filepath.Join(s.gitDir, filepath.FromSlash(name.String()))
+	data := []byte(h.String() + "\n")
+	err := atomicfile.Write(p, data, privateFile)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		// A run's first ref: make its directory, durably.
+		if err := s.sy.mkdirAll(filepath.Dir(p)); err != nil {
+			return fmt.Errorf("checkpoint: set ref: %w", err)
+		}
+		err = atomicfile.Write(p, data, privateFile)
+	}
+	if err != nil {
 		return fmt.Errorf("checkpoint: set ref: %w", err)
 	}
-	if err := atomicfile.WriteIn(s.root, rel, []byte(h.String()+"\n"), privateFile); err != nil {
-		return fmt.Errorf("checkpoint: set ref: %w", err)
-	}
-	s.sy.note(syncEvent{Op: opRef, Path: filepath.Join(s.gitDir, rel)})
-	// A run's first ref created its directory: make that entry durable.
+	s.sy.note(syncEvent{Op: opRef, Path: p})
 	if err := s.sy.syncDirs(); err != nil {
 		return fmt.Errorf("checkpoint: set ref: %w", err)
 	}
