@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"agent/internal/atomicfile"
 	"agent/internal/config"
 	"agent/internal/event"
 	"agent/internal/redact"
@@ -307,32 +309,16 @@ func redactStrings(v reflect.Value, red *redact.Redactor) {
 	}
 }
 
-// writeFileAtomic writes through fill to a temporary file beside name (mode
-// 0600), syncs it and renames it over name.
+// writeFileAtomic renders through fill and replaces name with the result
+// (mode 0600) with atomicfile: fsynced, renamed into place, directory
+// fsynced. A failed render writes nothing.
 func writeFileAtomic(name string, fill func(io.Writer) (exportResult, error)) (exportResult, error) {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	var buf bytes.Buffer
+	res, err := fill(&buf)
 	if err != nil {
-		return exportResult{}, err
-	}
-	tmp := f.Name()
-	res, err := fill(f)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
 		return res, err
 	}
-	return res, nil
+	return res, atomicfile.Write(name, buf.Bytes(), 0o600)
 }
 
 // whoami names the person for the audit log: $USER, else the uid.

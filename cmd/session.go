@@ -116,6 +116,7 @@ func (s *session) lock(runID string) error {
 		return err
 	}
 	s.flock = fl
+	showStateNotice(s.store, s.stderr)
 	return nil
 }
 

@@ -27,6 +27,21 @@
 // when it changes) and "lock" (flock: shared while writing objects, refs and
 // the stat cache, exclusive while pruning). The agent home itself is never
 // part of a snapshot, even when it lies inside the workspace.
+//
+// Durability: a snapshot is on disk when Snapshot or SnapshotPaths returns,
+// so a power loss cannot leave a ref that names a missing object. Objects
+// are written in batches that are fsynced before they are renamed into
+// place (objbatch.go), the object directories they changed are fsynced,
+// then the ref is written with internal/atomicfile (fsync, rename, fsync of
+// its directory). The stat cache, the prune generation and the workspace
+// file are written with atomicfile too, and the stat cache only after the
+// objects it names are durable.
+//
+// Permissions: everything under checkpoints/ is the user's alone
+// (directories 0700, files 0600, objects 0400), made so by repoFS rather
+// than by the process umask, whatever the mode of the state directory. A
+// repository an earlier version made with 0755/0644/0444 entries is
+// tightened when it is opened (see tightenRepo).
 package checkpoint
 
 import (
@@ -41,12 +56,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
+
+	"agent/internal/atomicfile"
 )
 
 // MaxFileSize is the largest file a snapshot stores; bigger files are left
@@ -117,6 +133,8 @@ type Store struct {
 	gitDir    string
 	auxDir    string
 	st        *filesystem.Storage
+	sy        *syncer      // dirty directories, fsynced before refs and the stat cache
+	objs      *objectBatch // loose objects written but not yet durable
 	lock      *flock.Flock
 
 	gen     uint64                     // prune generation our caches belong to
@@ -153,21 +171,29 @@ func Open(agentHome, workspace string) (*Store, error) {
 		return nil, fmt.Errorf("checkpoint: workspace %s is not a directory", ws)
 	}
 	sum := sha256.Sum256([]byte(ws))
+	sy := &syncer{}
 	root := filepath.Join(agentHome, "checkpoints")
-	if err := os.MkdirAll(root, 0o700); err != nil {
+	if err := sy.mkdirAll(root); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	gitDir := filepath.Join(root, hex.EncodeToString(sum[:16])+".git")
-	if err := initRepo(gitDir); err != nil {
+	if err := tightenRepo(gitDir); err != nil {
+		return nil, err
+	}
+	st := filesystem.NewStorageWithOptions(newRepoFS(gitDir, sy), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
+	if err := initRepo(gitDir, st, sy); err != nil {
 		return nil, err
 	}
 	aux := filepath.Join(gitDir, "agent")
-	if err := os.MkdirAll(aux, 0o700); err != nil {
+	if err := sy.mkdirAll(aux); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := sy.syncDirs(); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	wsFile := filepath.Join(aux, "workspace")
 	if b, err := os.ReadFile(wsFile); err != nil || string(b) != ws+"\n" {
-		if err := writeFileAtomic(wsFile, []byte(ws+"\n"), 0o600); err != nil {
+		if err := atomicfile.Write(wsFile, []byte(ws+"\n"), privateFile); err != nil {
 			return nil, fmt.Errorf("checkpoint: %w", err)
 		}
 	}
@@ -180,13 +206,14 @@ func Open(agentHome, workspace string) (*Store, error) {
 			exclude = filepath.ToSlash(rel) // "." when the agent home is the workspace
 		}
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
 	s := &Store{
 		workspace: ws,
 		exclude:   exclude,
 		gitDir:    gitDir,
 		auxDir:    aux,
 		st:        st,
+		sy:        sy,
+		objs:      newObjectBatch(gitDir, sy),
 		lock:      flock.New(filepath.Join(aux, "lock"), flock.SetPermissions(0o600)),
 		trees:     map[plumbing.Hash][]treeEntry{},
 		snaps:     map[plumbing.Hash]Snapshot{},
@@ -198,15 +225,20 @@ func Open(agentHome, workspace string) (*Store, error) {
 	return s, nil
 }
 
-func initRepo(gitDir string) error {
+// initRepo makes gitDir a bare repository (through st, so its files are
+// private) unless it is one, and makes the new scaffolding durable.
+func initRepo(gitDir string, st *filesystem.Storage, sy *syncer) error {
 	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(gitDir, 0o700); err != nil {
+	if err := sy.mkdirAll(gitDir); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	_, err := git.PlainInit(gitDir, true)
+	_, err := git.Init(st, nil)
 	if err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
+		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
+	}
+	if err := sy.syncDirs(); err != nil {
 		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
 	}
 	return nil
@@ -227,12 +259,21 @@ func (s *Store) Close() error {
 		if s.stat == nil || !s.stat.dirty {
 			return nil
 		}
-		return s.stat.save(s.statPath(), s.gen)
+		return s.saveStat(s.stat, s.gen)
 	})
 	if e := s.st.Close(); e != nil && err == nil {
 		err = fmt.Errorf("checkpoint: close: %w", e)
 	}
 	return err
+}
+
+// saveStat writes the stat cache for prune generation gen, after the
+// objects it names are durable.
+func (s *Store) saveStat(c *statCache, gen uint64) error {
+	if err := s.flushObjects(); err != nil {
+		return err
+	}
+	return c.save(s.statPath(), gen)
 }
 
 // resetCaches drops everything that assumes objects exist in the store.
@@ -254,7 +295,13 @@ func (s *Store) withShared(fn func() error) error {
 		s.snaps = map[plumbing.Hash]Snapshot{}
 		s.gen = g
 	}
-	return fn()
+	err := fn()
+	// Nothing stays pending outside the lock (an error path may leave
+	// objects that the caches already name).
+	if ferr := s.flushObjects(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 func (s *Store) genPath() string  { return filepath.Join(s.auxDir, "gen") }
@@ -273,29 +320,6 @@ func (s *Store) readGen() uint64 {
 // shadow repositories are never part of a snapshot.
 func (s *Store) excluded(rel string) bool {
 	return s.exclude != "" && (s.exclude == "." || rel == s.exclude || strings.HasPrefix(rel, s.exclude+"/"))
-}
-
-// writeFileAtomic writes data to a temporary file beside name and renames it.
-func writeFileAtomic(name string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if e := f.Chmod(perm); e != nil && err == nil {
-		err = e
-	}
-	if e := f.Close(); e != nil && err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-	}
-	return err
 }
 
 func validRunID(id string) error {

@@ -58,18 +58,6 @@ func entryLess(a, b *treeEntry) bool {
 	return ac < bc
 }
 
-func sameEntries(a, b []treeEntry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func encodeTree(es []treeEntry) []byte {
 	n := 0
 	for i := range es {
@@ -125,7 +113,10 @@ func hashObject(t plumbing.ObjectType, data []byte) plumbing.Hash {
 	return out
 }
 
-// hasObject reports whether h is in the shadow store (memoized).
+// hasObject reports whether h is in the shadow store (memoized). An object
+// found on disk the first time may have been written by a process that died
+// before it fsynced the object's directory: that directory is synced before
+// anything that names the object is recorded.
 func (s *Store) hasObject(h plumbing.Hash) bool {
 	if _, ok := s.have[h]; ok {
 		return true
@@ -133,6 +124,7 @@ func (s *Store) hasObject(h plumbing.Hash) bool {
 	if s.st.HasEncodedObject(h) != nil {
 		return false
 	}
+	s.sy.markDirty(s.objs.fanout(h))
 	s.markHave(h)
 	return true
 }
@@ -140,31 +132,37 @@ func (s *Store) hasObject(h plumbing.Hash) bool {
 func (s *Store) markHave(h plumbing.Hash) { s.have[h] = struct{}{} }
 
 // writeObject stores data as an object of type t whose id is h, unless the
-// store already has it. Loose objects are written to a temporary file and
-// renamed by go-git, so concurrent writers are safe.
+// store already has it. The object joins the pending batch (see
+// objectBatch): it is durable and visible after the next flushObjects.
 func (s *Store) writeObject(t plumbing.ObjectType, data []byte, h plumbing.Hash) error {
 	if s.hasObject(h) {
 		return nil
 	}
-	w, header, err := s.st.LazyWriter()
-	if err != nil {
-		return fmt.Errorf("checkpoint: write object: %w", err)
-	}
-	err = header(t, int64(len(data)))
-	if err == nil {
-		_, err = w.Write(data)
-	}
-	if e := w.Close(); e != nil && err == nil {
-		err = e
-	}
-	if err != nil {
-		return fmt.Errorf("checkpoint: write object %s: %w", h, err)
-	}
-	if hw, ok := w.(interface{ Hash() plumbing.Hash }); ok && hw.Hash() != h {
-		return fmt.Errorf("checkpoint: object hash mismatch: %s != %s", hw.Hash(), h)
+	if err := s.objs.add(t, data, h); err != nil {
+		s.forgetObjects()
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	s.markHave(h)
 	return nil
+}
+
+// flushObjects makes the pending objects durable and visible, and fsyncs
+// every directory whose entries changed (see syncer). It runs before a ref
+// or a stat cache that names objects is written. On error the caches that
+// assume objects exist are dropped.
+func (s *Store) flushObjects() error {
+	if err := s.objs.flush(); err != nil {
+		s.forgetObjects()
+		return err
+	}
+	return nil
+}
+
+// forgetObjects drops the pending objects and every cache that may name
+// one of them.
+func (s *Store) forgetObjects() {
+	s.objs.discard()
+	s.resetCaches()
 }
 
 // writeBlob stores data as a blob and returns its id.
@@ -216,7 +214,7 @@ func (s *Store) readTree(h plumbing.Hash) ([]treeEntry, error) {
 }
 
 func (s *Store) readRaw(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	obj, err := s.st.EncodedObject(t, h)
+	obj, err := s.encodedObject(t, h)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: read %s %s: %w", t, h, err)
 	}
@@ -234,16 +232,34 @@ func (s *Store) readRaw(t plumbing.ObjectType, h plumbing.Hash) ([]byte, error) 
 
 // writeCommit stores a commit and returns its id.
 func (s *Store) writeCommit(c *object.Commit) (plumbing.Hash, error) {
-	obj := s.st.NewEncodedObject()
+	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("checkpoint: encode commit: %w", err)
 	}
-	h, err := s.st.SetEncodedObject(obj)
+	r, err := obj.Reader()
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("checkpoint: write commit: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: encode commit: %w", err)
 	}
-	s.markHave(h)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("checkpoint: encode commit: %w", err)
+	}
+	h := hashObject(plumbing.CommitObject, data)
+	if err := s.writeObject(plumbing.CommitObject, data, h); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	return h, nil
+}
+
+// encodedObject reads an object through go-git, first flushing the pending
+// batch if it holds the object.
+func (s *Store) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if s.objs.has(h) {
+		if err := s.flushObjects(); err != nil {
+			return nil, err
+		}
+	}
+	return s.st.EncodedObject(t, h)
 }
 
 // resolveTree accepts a commit or tree id (or a unique prefix of one; ""
@@ -256,7 +272,7 @@ func (s *Store) resolveTree(id string) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	obj, err := s.st.EncodedObject(plumbing.AnyObject, h)
+	obj, err := s.encodedObject(plumbing.AnyObject, h)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s: %w", id, err)
 	}

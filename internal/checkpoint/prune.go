@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"agent/internal/atomicfile"
 )
 
 // DeleteRun removes the run's refs, then deletes the loose objects no
@@ -35,9 +37,30 @@ func (s *Store) DeleteRun(runID string) error {
 			return fmt.Errorf("checkpoint: remove %s: %w", r.Name(), err)
 		}
 	}
-	_ = os.Remove(filepath.Join(s.gitDir, filepath.FromSlash(refPrefix+runID)))
+	removeRefDir(filepath.Join(s.gitDir, filepath.FromSlash(refPrefix+runID)))
 	delete(s.heads, runID)
-	return s.prune()
+	if err := s.prune(); err != nil {
+		return err
+	}
+	// The removed refs and objects stay removed after a power loss.
+	if err := s.sy.syncDirs(); err != nil {
+		return fmt.Errorf("checkpoint: delete run: %w", err)
+	}
+	return nil
+}
+
+// removeRefDir removes a run's ref directory once its refs are gone, with
+// the temporary files a killed ref write may have left in it.
+func removeRefDir(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), atomicfile.TempMarker) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	if os.Remove(dir) == nil {
+		_ = atomicfile.SyncDir(filepath.Dir(dir))
+	}
 }
 
 // prune deletes unreachable loose objects; the caller holds the exclusive
@@ -74,7 +97,7 @@ func (s *Store) prune() error {
 	}
 	s.cleanTemp(now.Add(-time.Hour))
 	gen := s.readGen() + 1
-	if err := writeFileAtomic(s.genPath(), []byte(strconv.FormatUint(gen, 10)+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(s.genPath(), []byte(strconv.FormatUint(gen, 10)+"\n"), privateFile); err != nil {
 		return fmt.Errorf("checkpoint: prune: %w", err)
 	}
 	sc := s.stat
@@ -86,7 +109,7 @@ func (s *Store) prune() error {
 	s.heads = map[string]Snapshot{}
 	s.snaps = map[plumbing.Hash]Snapshot{}
 	s.gen = gen
-	if err := sc.save(s.statPath(), gen); err != nil {
+	if err := s.saveStat(sc, gen); err != nil {
 		return err
 	}
 	s.stat = sc
@@ -98,7 +121,7 @@ func (s *Store) markCommits(h plumbing.Hash, reach map[plumbing.Hash]struct{}) e
 		if _, ok := reach[h]; ok {
 			return nil
 		}
-		obj, err := s.st.EncodedObject(plumbing.AnyObject, h)
+		obj, err := s.encodedObject(plumbing.AnyObject, h)
 		if err != nil {
 			return fmt.Errorf("checkpoint: prune: %s: %w", h, err)
 		}

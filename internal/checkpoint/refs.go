@@ -3,7 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"agent/internal/atomicfile"
 )
 
 // refPrefix is the private namespace of the snapshots' refs.
@@ -68,6 +70,9 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 	if err != nil {
 		return Snapshot{}, err
 	}
+	if err := s.flushObjects(); err != nil {
+		return Snapshot{}, err
+	}
 	snap.ID = h.String()
 	if err := s.setRef(refName(meta.RunID, snap.Seq), h); err != nil {
 		return Snapshot{}, err
@@ -77,28 +82,28 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 	return snap, nil
 }
 
-// setRef writes a loose ref atomically (temp file + rename), so a process
-// killed at any instant leaves the ref either absent or whole, never empty.
+// setRef writes a loose ref with atomicfile (temporary file beside it,
+// fsync, rename, fsync of its directory), so a process killed or a machine
+// losing power at any instant leaves the ref either absent or whole, never
+// empty. The temporary file's name starts with "." and repoFS hides such
+// names under refs/ (as git does), so no reader takes it for a ref. It runs
+// after flushObjects: every object the ref names is already durable.
 func (s *Store) setRef(name plumbing.ReferenceName, h plumbing.Hash) error {
 	p := filepath.Join(s.gitDir, filepath.FromSlash(name.String()))
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("checkpoint: set ref: %w", err)
-	}
-	// The temporary file lives outside refs/, where a leftover can never be
-	// mistaken for a ref.
-	f, err := os.CreateTemp(s.auxDir, ".ref-*")
-	if err != nil {
-		return fmt.Errorf("checkpoint: set ref: %w", err)
-	}
-	_, err = f.WriteString(h.String() + "\n")
-	if e := f.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
+	data := []byte(h.String() + "\n")
+	err := atomicfile.Write(p, data, privateFile)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		// A run's first ref: make its directory, durably.
+		if err := s.sy.mkdirAll(filepath.Dir(p)); err != nil {
+			return fmt.Errorf("checkpoint: set ref: %w", err)
+		}
+		err = atomicfile.Write(p, data, privateFile)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		return fmt.Errorf("checkpoint: set ref: %w", err)
+	}
+	s.sy.note(syncEvent{Op: opRef, Path: p})
+	if err := s.sy.syncDirs(); err != nil {
 		return fmt.Errorf("checkpoint: set ref: %w", err)
 	}
 	return nil
@@ -166,7 +171,7 @@ func (s *Store) getHash(h plumbing.Hash) (Snapshot, error) {
 	if snap, ok := s.snaps[h]; ok {
 		return snap, nil
 	}
-	obj, err := s.st.EncodedObject(plumbing.CommitObject, h)
+	obj, err := s.encodedObject(plumbing.CommitObject, h)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("checkpoint: snapshot %s: %w", h, err)
 	}

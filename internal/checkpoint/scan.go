@@ -81,7 +81,7 @@ func (s *Store) scanTree(ctx context.Context) (plumbing.Hash, []string, error) {
 	s.lastScan = sc.stats
 	sc.c.sweep()
 	if sc.c.dirty && time.Since(sc.c.lastSave) >= saveEvery {
-		if err := sc.c.save(s.statPath(), s.gen); err != nil {
+		if err := s.saveStat(sc.c, s.gen); err != nil {
 			return plumbing.ZeroHash, nil, err
 		}
 	}

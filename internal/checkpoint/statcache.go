@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"agent/internal/atomicfile"
 )
 
 // racySlack: stat data whose mtime or ctime is this close to (or after) the
@@ -147,7 +149,7 @@ func (c *statCache) encode(gen uint64) []byte {
 }
 
 func (c *statCache) save(path string, gen uint64) error {
-	if err := writeFileAtomic(path, c.encode(gen), 0o600); err != nil {
+	if err := atomicfile.Write(path, c.encode(gen), privateFile); err != nil {
 		return fmt.Errorf("checkpoint: save stat cache: %w", err)
 	}
 	c.dirty = false

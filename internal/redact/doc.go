@@ -8,7 +8,7 @@
 // It must not touch anything outside its own files: no journal, no policy, no
 // tools, no network and no global state. Callers decide where redaction is
 // applied; this package only finds and replaces. It depends on the standard
-// library only.
+// library only (and internal/atomicfile, which writes its key file).
 //
 // Pipeline: one case-insensitive Aho-Corasick pass over the input finds
 // keyword hits ("akia", "ghp_", "-----begin", "password", ...); each hit runs

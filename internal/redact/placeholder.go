@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"agent/internal/atomicfile"
 )
 
 // KeySize is the size of the fingerprint key.
@@ -77,9 +79,9 @@ func isHex(s string) bool {
 }
 
 // LoadOrCreateKey returns the 32-byte fingerprint key stored at path,
-// creating it (random, mode 0600, atomically: concurrent first runs agree on
-// one key) if it does not exist. A key file readable or writable by group or
-// others is refused.
+// creating it (random, mode 0600, durably and atomically: concurrent first
+// runs agree on one key) if it does not exist. A key file readable or
+// writable by group or others is refused.
 func LoadOrCreateKey(path string) ([]byte, error) {
 	key, err := loadKey(path)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -93,29 +95,19 @@ func LoadOrCreateKey(path string) ([]byte, error) {
 	if _, err := io.ReadFull(rand.Reader, key); err != nil {
 		return nil, fmt.Errorf("redact: generate key: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".redact-key-*")
-	if err != nil {
-		return nil, fmt.Errorf("redact: create key file: %w", err)
+	// The key is written whole and fsynced under a name of its own
+	// (atomicfile), then linked to path: a link fails if path exists, so
+	// whoever links first wins and the others load that key. Where hard
+	// links are unsupported, rename instead.
+	var rnd [8]byte
+	if _, err := io.ReadFull(rand.Reader, rnd[:]); err != nil {
+		return nil, fmt.Errorf("redact: generate key: %w", err)
 	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName)
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		tmp.Close()
-		return nil, fmt.Errorf("redact: chmod key file: %w", err)
-	}
-	if _, err := tmp.Write(key); err != nil {
-		tmp.Close()
+	tmpName := filepath.Join(dir, ".redact-key-"+hex.EncodeToString(rnd[:]))
+	if err := atomicfile.Write(tmpName, key, 0o600); err != nil {
 		return nil, fmt.Errorf("redact: write key file: %w", err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("redact: sync key file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fmt.Errorf("redact: close key file: %w", err)
-	}
-	// Link fails if path exists: whoever links first wins, the others load
-	// that key. Where hard links are unsupported, fall back to rename.
+	defer os.Remove(tmpName)
 	if err := os.Link(tmpName, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return loadKey(path)
@@ -123,6 +115,9 @@ func LoadOrCreateKey(path string) ([]byte, error) {
 		if err := os.Rename(tmpName, path); err != nil {
 			return nil, fmt.Errorf("redact: install key file: %w", err)
 		}
+	}
+	if err := atomicfile.SyncDir(dir); err != nil {
+		return nil, fmt.Errorf("redact: install key file: %w", err)
 	}
 	return key, nil
 }

@@ -278,9 +278,15 @@ func TestFileCacheRoundTrip(t *testing.T) {
 	if m.Stats.Parsed != 0 || m.Stats.Cached != 8 {
 		t.Errorf("reopened cache stats %+v", m.Stats)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".repomap-cache-*"))
-	if len(leftovers) > 0 {
-		t.Errorf("temporary files left: %v", leftovers)
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	if len(ents) != 1 {
+		t.Errorf("the cache directory holds %d entries, want only the cache (no temporary files)", len(ents))
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("cache file: %v %v, want mode 0600", fi.Mode(), err)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("cache directory: %v %v, want mode 0700", fi.Mode(), err)
 	}
 	os.WriteFile(path, []byte("garbage"), 0o644)
 	if c3, err := OpenFileCache(path); err != nil || c3.mem.Len() != 0 {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"agent/internal/atomicfile"
 )
 
 // Cache stores the tags of one file, keyed by its absolute path, size and
@@ -111,8 +113,9 @@ func (c *MemCache) Len() int {
 	return len(c.m)
 }
 
-// FileCache is a Cache kept in memory and persisted to one gob file with
-// an atomic write (temporary file and rename). Build calls Flush, which
+// FileCache is a Cache kept in memory and persisted to one gob file (mode
+// 0600) with internal/atomicfile (temporary file, fsync, rename, fsync of
+// the directory). Build calls Flush, which
 // saves when something changed.
 type FileCache struct {
 	path  string
@@ -204,21 +207,10 @@ func (c *FileCache) save() error {
 	if err := enc.Encode(recs); err != nil {
 		return fmt.Errorf("repomap: encode cache: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return fmt.Errorf("repomap: save cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".repomap-cache-*")
-	if err != nil {
-		return fmt.Errorf("repomap: save cache: %w", err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("repomap: save cache: %w", errors.Join(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), c.path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(c.path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("repomap: save cache: %w", err)
 	}
 	return nil

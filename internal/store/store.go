@@ -15,23 +15,35 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
+
+	"agent/internal/atomicfile"
 )
 
 // ErrNotFound is returned when a run, checkpoint or row does not exist.
 var ErrNotFound = errors.New("not found")
 
-// PermError says the state directory or database is readable by others.
+// PermError says the state directory is writable by group or others (Dir),
+// or a file of the journal is readable by them. Either is refused.
 type PermError struct {
 	Path string
 	Mode fs.FileMode
+	Dir  bool
 }
 
 func (e *PermError) Error() string {
+	if e.Dir {
+		return fmt.Sprintf("state directory %s has mode %#o: group or others can write to it and could replace the journal or the checkpoints; refusing to use it (fix: chmod go-w %s)", e.Path, e.Mode.Perm(), e.Path)
+	}
 	return fmt.Sprintf("%s has mode %#o and is readable by group or others; refusing to use it (fix: chmod go-rwx %s)", e.Path, e.Mode.Perm(), e.Path)
 }
+
+// noticeFile records the state directory's mode that the person was last
+// warned about (see Store.Notice).
+const noticeFile = "mode-notice"
 
 // Store is an open journal.
 type Store struct {
@@ -41,19 +53,24 @@ type Store struct {
 	dbSync *sql.DB
 	path   string
 	home   string
+	notice string
+	mode   fs.FileMode
 }
 
-// Open opens (creating if needed) the journal under home. The directory is made
-// 0700 and the database 0600; an existing database that group or others can
-// read is refused, as ssh refuses a readable key.
+// Open opens (creating if needed) the journal under home.
+//
+// A state directory the agent creates is 0700. One that exists may be
+// readable by others (plain mkdir gives 0755): the agent keeps everything it
+// writes there private (the database 0600; the shadow repositories, locks
+// and keys 0600 files in 0700 directories) and Notice says so once. One that
+// group or others can write to is refused (PermError), as is a database
+// file that group or others can read, as ssh refuses a readable key.
 func Open(ctx context.Context, home string) (*Store, error) {
 	if home == "" {
 		return nil, errors.New("store: empty state directory (set AGENT_HOME)")
 	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, fmt.Errorf("create state directory: %w", err)
-	}
-	if err := checkPrivate(home, true); err != nil {
+	mode, err := stateDir(home)
+	if err != nil {
 		return nil, err
 	}
 	path := filepath.Join(home, "agent.db")
@@ -64,6 +81,9 @@ func Open(ctx context.Context, home string) (*Store, error) {
 		}
 		if f != nil {
 			f.Close()
+			if err := atomicfile.SyncDir(home); err != nil {
+				return nil, fmt.Errorf("create database: %w", err)
+			}
 		}
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
@@ -75,7 +95,7 @@ func Open(ctx context.Context, home string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, path: path, home: home}
+	s := &Store{db: db, path: path, home: home, mode: mode}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -84,6 +104,7 @@ func Open(ctx context.Context, home string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	s.notice = s.readNotice()
 	return s, nil
 }
 
@@ -106,6 +127,37 @@ func openDB(path, synchronous string, conns int) (*sql.DB, error) {
 	return db, nil
 }
 
+// stateDir makes home (0700, durably) unless it exists, and returns its
+// mode; a directory group or others can write to is refused.
+func stateDir(home string) (fs.FileMode, error) {
+	fi, err := os.Stat(home)
+	if errors.Is(err, fs.ErrNotExist) {
+		parent := filepath.Dir(home)
+		if err := os.MkdirAll(parent, 0o700); err != nil {
+			return 0, fmt.Errorf("create state directory: %w", err)
+		}
+		if err := os.Mkdir(home, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return 0, fmt.Errorf("create state directory: %w", err)
+		}
+		if err := atomicfile.SyncDir(parent); err != nil {
+			return 0, fmt.Errorf("create state directory: %w", err)
+		}
+		fi, err = os.Stat(home)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("state directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return 0, fmt.Errorf("state directory %s is not a directory (set AGENT_HOME to a directory)", home)
+	}
+	if err := checkPrivate(home, true); err != nil {
+		return 0, err
+	}
+	return fi.Mode().Perm(), nil
+}
+
+// checkPrivate refuses a directory group or others can write to, or a file
+// they can read.
 func checkPrivate(p string, dir bool) error {
 	st, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -114,9 +166,44 @@ func checkPrivate(p string, dir bool) error {
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", p, err)
 	}
-	if st.Mode().Perm()&0o077 != 0 {
+	if dir && st.Mode().Perm()&0o022 != 0 {
+		return &PermError{Path: p, Mode: st.Mode(), Dir: true}
+	}
+	if !dir && st.Mode().Perm()&0o077 != 0 {
 		return &PermError{Path: p, Mode: st.Mode()}
 	}
+	return nil
+}
+
+// readNotice is the warning for a state directory others can read, unless
+// the person was already warned about this directory at this mode.
+func (s *Store) readNotice() string {
+	if s.mode&0o077 == 0 {
+		return ""
+	}
+	if b, err := os.ReadFile(filepath.Join(s.home, noticeFile)); err == nil && strings.TrimSpace(string(b)) == fmt.Sprintf("%#o", s.mode) {
+		return ""
+	}
+	return fmt.Sprintf("state directory %s has mode %#o: other users can see which files it holds, though the agent keeps "+
+		"every file it writes there private (0600, directories 0700); to hide the directory too: chmod 700 %s "+
+		"(this warning is shown once)", s.home, s.mode, s.home)
+}
+
+// Notice is a warning about the state directory for the person, or "". It
+// is shown once: after NoticeShown, later opens of the same directory at
+// the same mode return "".
+func (s *Store) Notice() string { return s.notice }
+
+// NoticeShown records that Notice was shown (in the file mode-notice of the
+// state directory, mode 0600).
+func (s *Store) NoticeShown() error {
+	if s.notice == "" {
+		return nil
+	}
+	if err := atomicfile.Write(filepath.Join(s.home, noticeFile), []byte(fmt.Sprintf("%#o\n", s.mode)), 0o600); err != nil {
+		return fmt.Errorf("record the state directory notice: %w", err)
+	}
+	s.notice = ""
 	return nil
 }
 
