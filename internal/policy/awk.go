@@ -234,8 +234,12 @@ func (a *analyzer) awkProgram(prog string, c *callCtx, tool string) {
 				a.an.blockers = append(a.an.blockers, quote(c.src)+" includes an awk program file, which can write files and run commands")
 			case strings.HasPrefix(t.text, "@") && t.text != "@namespace":
 				a.unknown(c.src, tool+" "+t.text+" calls a function by a name only known when it runs (it may be system)")
-			case t.text == "getline" && isP(i+1, "<"):
-				if s := at(i + 2); s.kind == akStr {
+			case t.text == "getline": // getline [var] < FILE
+				j := i + 1
+				if at(j).kind == akIdent {
+					j++
+				}
+				if s := at(j + 1); isP(j, "<") && s.kind == akStr {
 					a.an.reads = append(a.an.reads, redir{target: s.text, src: c.src})
 				}
 			}

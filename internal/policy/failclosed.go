@@ -22,8 +22,9 @@ var leavesArgs = wordSet(`echo printf cat tac nl head tail wc cut paste join tr 
 	mkdir touch rm rmdir unlink chmod chown chgrp truncate shred tee dd seq yes sleep nproc uptime free ps kill
 	cd pushd popd set export unset shift local declare typeset readonly read getopts wait exit return umask ulimit
 	shopt times caller dirs history iconv split csplit numfmt tsort pr expr factor curl wget bat wc fd fdfind
-	let lsof pgrep pkill env tput clear stty find trap alias mapfile readarray complete compgen bind hash enable fc
-	jobs`)
+	let lsof pgrep pkill env command tput clear stty find trap alias mapfile readarray complete compgen bind hash enable fc
+	jobs scp sftp nc ncat netcat rsync zip socat openssl gpg gpg2 vi vim nvim view ex vimdiff gvim rvim rview
+	nview`)
 
 // wordSet builds a set from white-space-separated words.
 func wordSet(s string) map[string]bool {
@@ -42,7 +43,8 @@ func (a *analyzer) argsAsCode(ws []string, c *callCtx) {
 		if hasHole(w) || !strings.ContainsAny(w, " \t\n;&|`(") {
 			continue
 		}
-		a.looseCode(w, c, "an argument of "+baseName(ws[0])+" that reads as a command line")
+		// "!cmd" is the shell escape of many tools (gdb, ftp, mysql...)
+		a.looseCode(strings.TrimLeft(w, "!"), c, "an argument of "+baseName(ws[0])+" that reads as a command line")
 	}
 }
 
@@ -80,7 +82,7 @@ func firstWord(p string) string {
 // runs its base name; upper case runs lower case on a case-insensitive file
 // system.
 func wordMayName(w, name string) bool {
-	if n := len(w); n < len(name) || !hasHole(w) && w[n-1]|0x20 != name[len(name)-1]|0x20 {
+	if n := len(w); !hasHole(w) && (n < len(name) || w[n-1]|0x20 != name[len(name)-1]|0x20) {
 		return false // a quick no: too short, or another last letter
 	}
 	if i := strings.LastIndexByte(w, '/'); i >= 0 {

@@ -95,7 +95,7 @@ func (t *optTable) lookupLong(name string) (string, optDef, bool) {
 	if d, ok := t.long[name]; ok {
 		return name, d, true
 	}
-	if len(name) < 2 {
+	if name == "" {
 		return "", optDef{}, false
 	}
 	best, bestName := optDef{}, ""
@@ -232,7 +232,7 @@ func (a *analyzer) stdOpts(ws []string, c *callCtx, t *optTable, tool string, f 
 
 // write records a file a command writes (a redirection, or an option).
 func (a *analyzer) write(target string, c *callCtx, why string) {
-	if devNull[target] {
+	if devNull[target] || target == "-" { // "-": standard output, for the tools that take it
 		return
 	}
 	a.an.writes = append(a.an.writes, redir{target: target, src: c.src, why: why})

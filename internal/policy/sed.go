@@ -49,13 +49,12 @@ func (a *analyzer) sed(ws []string, c *callCtx) {
 	if fromFile {
 		a.an.blockers = append(a.an.blockers, quote(c.src)+" runs a sed script file, which can write files and run commands")
 	}
-	for _, s := range scripts {
-		if hasHole(s) {
-			a.unknown(c.src, "sed runs a script only known when it runs, which can run commands (e)")
-			continue
-		}
-		a.sedScript(s, c)
+	script := strings.Join(scripts, "\n") // as sed joins its -e scripts
+	if hasHole(script) {
+		a.unknown(c.src, "sed runs a script only known when it runs, which can run commands (e)")
+		return
 	}
+	a.sedScript(script, c)
 }
 
 // sedScript reads one script for the commands that write, read or run.
@@ -222,9 +221,11 @@ func (a *analyzer) sedScript(s string, c *callCtx) {
 			}
 			d := s[p]
 			p++
-			if !delimited(d) || !delimited(d) {
-				fail("an unterminated " + string(cmd) + " command")
-				return
+			for part := 0; part < 2; part++ { // the regex (or source) and the replacement
+				if !delimited(d) {
+					fail("an unterminated " + string(cmd) + " command")
+					return
+				}
 			}
 			if cmd == 'y' {
 				continue
