@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // Failing closed for deny rules. A deny rule names a command; a command the
 // policy does not know may run another one given in its arguments (an exec
@@ -45,6 +49,23 @@ func (a *analyzer) argsAsCode(ws []string, c *callCtx) {
 		}
 		// "!cmd" is the shell escape of many tools (gdb, ftp, mysql...)
 		a.looseCode(strings.TrimLeft(w, "!"), c, "an argument of "+baseName(ws[0])+" that reads as a command line")
+	}
+}
+
+// heredocAsCode: a here-document or here-string given to a command not
+// known to leave its input unexecuted may be a script it runs (ssh host
+// <<EOF, docker exec -i c sh <<EOF): deny rules read it.
+func (a *analyzer) heredocAsCode(base string, c *callCtx) {
+	if c.st == nil {
+		return
+	}
+	for _, r := range c.st.Redirs {
+		switch {
+		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
+			a.looseCode(wordTextRaw(r.Hdoc), c, "the here-document "+base+" reads")
+		case r.Op == syntax.WordHdoc && r.Word != nil:
+			a.looseCode(wordText(r.Word), c, "the here-string "+base+" reads")
+		}
 	}
 }
 

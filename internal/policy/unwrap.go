@@ -189,6 +189,7 @@ func (a *analyzer) plain(ws []string, c *callCtx) {
 	a.an.entries = append(a.an.entries, e)
 	if mayRun {
 		a.argsAsCode(ws, c)
+		a.heredocAsCode(base, c)
 	}
 	a.effects(base, ws, c, idx)
 }
@@ -545,6 +546,7 @@ func (a *analyzer) stringRunner(ws []string, base string, c *callCtx) {
 				}
 			}
 		}
-		a.plain(ws, c)
+		a.plain(ws, c) // a shell reading standard input
+		a.stdinScript(ws, &callCtx{st: c.st, src: c.src, depth: c.depth + 1, denyOnly: true, via: c.via})
 	}
 }

@@ -21,6 +21,7 @@ type wrapSpec struct {
 	loadLong   []string
 	splitOpts  string // short options whose value is a command line (env -S)
 	codeAfter  bool   // flock FILE -c CODE: -c/--command right after the operands
+	shellOpts  string // short options that, with no command, run a shell reading standard input (sudo -s)
 	privileged bool   // runs the command with other rights: an allow rule must name the wrapper
 }
 
@@ -42,8 +43,8 @@ var wrappers = map[string]*wrapSpec{
 	"exec":    {argOpts: "a"},
 	"sudo": {argOpts: "ugCDhprtUTc", longArg: []string{"--user", "--group", "--chdir", "--host", "--prompt",
 		"--role", "--type", "--other-user", "--close-from", "--command-timeout", "--login-class", "--chroot"},
-		assigns: true, noCmdOpts: "lveVK", privileged: true},
-	"doas":   {argOpts: "uC", noCmdOpts: "L", privileged: true},
+		assigns: true, noCmdOpts: "lveVK", shellOpts: "si", privileged: true},
+	"doas":   {argOpts: "uC", noCmdOpts: "L", shellOpts: "s", privileged: true},
 	"chroot": {longArg: []string{"--userspec", "--groups"}, positional: 1, privileged: true},
 	"pkexec": {longArg: []string{"--user"}, privileged: true},
 	// util-linux and friends
@@ -95,7 +96,7 @@ func (a *analyzer) wrapper(ws []string, spec *wrapSpec, c *callCtx) {
 	hidden := func() {
 		a.unknown(c.src, "a value only known when it runs decides which command "+name+" starts")
 	}
-	i := 1
+	i, shell := 1, false
 	for n := 0; n < spec.lead && i < len(ws) && !strings.HasPrefix(ws[i], "-"); n++ {
 		if hasHole(ws[i]) {
 			hidden()
@@ -158,6 +159,7 @@ func (a *analyzer) wrapper(ws []string, spec *wrapSpec, c *callCtx) {
 					a.plain(ws, c)
 					return
 				}
+				shell = shell || strings.IndexByte(spec.shellOpts, o) >= 0
 				if strings.IndexByte(spec.argOpts, o) < 0 {
 					continue
 				}
@@ -208,6 +210,9 @@ func (a *analyzer) wrapper(ws []string, spec *wrapSpec, c *callCtx) {
 	}
 	if i >= len(ws) {
 		a.plain(ws, c)
+		if shell { // sudo -s, sudo -i: a shell reading standard input
+			a.stdinScript(ws, &callCtx{st: c.st, src: c.src, depth: c.depth + 1, denyOnly: true, via: c.via})
+		}
 		return
 	}
 	if spec.privileged {
@@ -345,8 +350,12 @@ func (a *analyzer) runuser(ws []string, c *callCtx) {
 		e.scanEnd = 1
 		a.an.entries = append(a.an.entries, e)
 		a.inner(ops, in, true)
-	default: // su-like: the user, then arguments for the user's shell
+	case code:
 		e.scanEnd = len(ws)
 		a.an.entries = append(a.an.entries, e)
+	default: // su-like: the user, then arguments for a shell reading standard input
+		e.scanEnd = len(ws)
+		a.an.entries = append(a.an.entries, e)
+		a.stdinScript(ws, in)
 	}
 }
