@@ -46,7 +46,9 @@
 // `xargs CMD` (with an unknown argument appended; -I R makes R unknown),
 // `find -exec/-execdir/-ok CMD` and `fd -x/-X CMD` ({} unknown), `find
 // -delete` (read as `rm {}`), `at`/`batch` reading a here-document,
-// `jobs -x CMD`, `busybox`/`toybox APPLET`.
+// `jobs -x CMD`, `busybox`/`toybox APPLET`; `sudo -s`/`-i`, `doas -s`, `su`
+// and `runuser USER` without a command run a shell reading standard input,
+// read like `bash` reading it.
 //
 // Wrappers are looked through, their options read from a spec of which take
 // a value: env (VAR=val, options), nohup, time, nice, ionice, timeout,
@@ -112,7 +114,9 @@
 // --filter`, `diff3/sdiff --diff-program`. In a command with such options,
 // a word known only at run time where an option may stand counts as the one
 // that does the most (`sort $X` may be --compress-program; `git diff $X` may
-// be --output).
+// be --output). `go build/test/vet/run -exec/-toolexec/-vettool PROG` run
+// PROG, and so does `go env -w GOFLAGS=... | CC=...` (planted for later go
+// commands: never covered); GOFLAGS set before a command is read as go flags.
 //
 //   - An allow rule covers a line only if every simple command in it is
 //     covered. Words are compared with quotes removed and joined by one
@@ -148,16 +152,21 @@
 //   - Deny rules fail closed around commands they cannot read. A command
 //     not known to leave its arguments unexecuted (anything but a list of
 //     commands that only read, print or compare them, or whose exec options
-//     are modelled above: echo, cat, grep, ls, man, git, sed...) may be an
+//     are modelled above: echo, cat, grep, ls, man, git, sed, go, gofmt,
+//     prettier...) may be an
 //     exec wrapper the policy has no spec for: each later word that equals
 //     the rule's command name (as written, as a path's last element, in
 //     lower case, as the value of --opt=VALUE, or a word only known at run
 //     time) is read as where that command starts, so `frobnicate --x rm f`,
 //     `frobnicate $X` and `cp /bin/rm x` are denied by `rm *`; and each of
 //     its arguments that reads as a shell command line ('rm x', 'a; b',
-//     '!rm x') is parsed and its commands matched (`ssh host 'rm x'`). The
-//     words a wrapper takes before its command get the same reading. Past 64
-//     such candidates in one command, the rule denies.
+//     '!rm x'), and a here-document or here-string it reads, is parsed and
+//     its commands matched (`ssh host 'rm x'`, `ssh host <<EOF`). The words a
+//     wrapper takes before its command get the same reading. Past 64 such
+//     candidates in one command, the rule denies. So a word known only at
+//     run time given to such a command (`./build.sh $T`, `docker run $IMG`,
+//     `go test $PKG`, where $PKG may be -toolexec=...) is denied by every
+//     command deny rule: the model gets a tool error and can spell it out.
 //   - A deny rule on read_file(P) also denies a command any word of which
 //     names P (`cat .env`, `less ./.env`, `cat < .env`, `cp .env x`,
 //     `--file=.env`, `@.env`, an unquoted glob that may expand to it, or the

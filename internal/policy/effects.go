@@ -75,6 +75,8 @@ func (a *analyzer) effects(base string, ws []string, c *callCtx, idx int) {
 		a.git(ws, c, idx)
 	case "tar", "gtar", "bsdtar":
 		a.tar(ws, c)
+	case "go":
+		a.goCmd(ws, c)
 	case "unzip":
 		a.unzip(ws, c)
 	case "uniq":
@@ -297,5 +299,64 @@ func (a *analyzer) vim(ws []string, c *callCtx, base string) {
 		case hasHole(w) && w[0] == dynByte:
 			a.unknown(c.src, "a word only known when it runs may be an option of "+base+" that runs an Ex command (-c)")
 		}
+	}
+}
+
+// goRunsFlags: go build/test/vet/run flags whose value is a program go runs.
+var goRunsFlags = map[string]bool{"exec": true, "toolexec": true, "vettool": true}
+
+// goValueFlags: go flags that take a value (-run X, -o file).
+var goValueFlags = wordSet(`run bench count timeout o p tags ldflags gcflags asmflags gccgoflags mod modfile overlay
+	pkgdir coverpkg coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir parallel cpu
+	benchtime shuffle skip fuzz fuzztime fuzzminimizetime list covermode C installsuffix buildmode compiler pgo
+	memprofilerate blockprofilerate mutexprofilefraction test.run test.count test.timeout`)
+
+// goEnvPrograms: go env variables that name programs the go command runs.
+var goEnvPrograms = map[string]bool{"CC": true, "CXX": true, "FC": true, "AR": true, "PKG_CONFIG": true}
+
+// goCmd: go's flags (-flag=value or -flag value, one or two dashes) -exec,
+// -toolexec and -vettool run a program; `go env -w` of GOFLAGS or of a
+// program (CC...) plants one that later go commands run. What `go run`,
+// `go generate` and `go tool` run is the repository's own code.
+func (a *analyzer) goCmd(ws []string, c *callCtx) {
+	if len(ws) > 2 && ws[1] == "env" {
+		for _, w := range ws[2:] {
+			k, v, ok := strings.Cut(w, "=")
+			switch {
+			case !ok:
+			case k == "GOFLAGS":
+				a.an.blockers = append(a.an.blockers, quote(c.src)+" sets GOFLAGS for later go commands")
+				a.goCmd(append([]string{"go", "build"}, strings.Fields(v)...), &callCtx{src: c.src, depth: c.depth, denyOnly: true, via: c.via})
+			case goEnvPrograms[k]:
+				a.an.blockers = append(a.an.blockers, quote(c.src)+" sets "+k+", a program later go commands run")
+				a.progVia(v, &callCtx{src: c.src, depth: c.depth, denyOnly: true, via: c.via}, "go env "+k)
+			}
+		}
+		return
+	}
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		if w == "--" {
+			return
+		}
+		if w != "" && w[0] == dynByte {
+			a.unknown(c.src, "a word only known when it runs may be a go flag such as -toolexec, which runs a program")
+			return
+		}
+		if !strings.HasPrefix(w, "-") {
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if !goRunsFlags[name] {
+			if goValueFlags[name] && !hasVal {
+				i++
+			}
+			continue
+		}
+		if !hasVal && i+1 < len(ws) {
+			val = ws[i+1]
+			i++
+		}
+		a.progVia(val, c, "go -"+name)
 	}
 }

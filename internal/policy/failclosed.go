@@ -28,7 +28,8 @@ var leavesArgs = wordSet(`echo printf cat tac nl head tail wc cut paste join tr 
 	shopt times caller dirs history iconv split csplit numfmt tsort pr expr factor curl wget bat wc fd fdfind
 	let lsof pgrep pkill env command tput clear stty find trap alias mapfile readarray complete compgen bind hash enable fc
 	jobs scp sftp nc ncat netcat rsync zip socat openssl gpg gpg2 vi vim nvim view ex vimdiff gvim rvim rview
-	nview`)
+	nview go gofmt goimports golint staticcheck golangci-lint revive prettier eslint tsc black isort ruff mypy pylint
+	flake8 clang-format rustfmt shellcheck shfmt`)
 
 // wordSet builds a set from white-space-separated words.
 func wordSet(s string) map[string]bool {
