@@ -24,7 +24,19 @@ func (a *analyzer) awk(ws []string, c *callCtx, tool string) {
 		case "":
 			ops = append(ops, o)
 		case "f", "file", "E", "exec", "i", "include":
-			fromFile, given = true, true
+			given = true
+			if stdinFiles[o.val] || o.val == "-" { // the program comes on standard input
+				if text, ok := stdinText(c); ok {
+					progs = append(progs, text)
+					return
+				}
+				o.val = string(rune(dynByte))
+			}
+			if hasHole(o.val) {
+				progs = append(progs, o.val) // a program only known when it runs
+				return
+			}
+			fromFile = true
 			a.an.reads = append(a.an.reads, redir{target: o.val, src: c.src})
 		case "e", "source":
 			progs, given = append(progs, o.val), true

@@ -84,39 +84,40 @@
 // abbreviation that fits several options counts as the one that does the
 // most): `git diff/log/show/... --output=F`, `git format-patch -o`, `git
 // archive -o`, `git -c KEY=VALUE` and `git clone --config` (core.pager,
-// core.editor, core.sshCommand, core.fsmonitor, diff.external,
-// *.textconv, *.command, filter.*.clean/smudge, credential.helper,
-// gpg.program, pager.*, alias.*=!...: code; include.path, includeIf.*,
-// core.hooksPath, protocol.*: unknown), `git --exec-path=`, `git config KEY
-// VALUE` setting such a key (code for deny rules, never covered), `git
-// rebase -x`, `bisect run`, `submodule foreach`, `difftool -x`,
-// `filter-branch --*-filter`, `grep -O`, `--upload-pack`/`--receive-pack`/
-// `--exec`, `ext::` URLs, and a subcommand git does not know (an alias or
-// git-NAME: read as an unknown command, below); `sort -o`/`--output`
-// (`--compress-program` runs), `uniq IN OUT`, `xxd IN OUT`, `shuf -o`,
-// `iconv -o`, `sdiff -o`, `tree -o`, `tee FILE`, `dd of=`; `sed -i`, sed
-// scripts (read as GNU sed reads them) with w/W or s///w (write), r/R
-// (read), e CMD (code), e alone or s///e (unknown), sed -f (a script file:
-// never covered); awk programs with system(), `cmd | getline`, `print |
-// cmd`, `|&` (code when the command is a string literal, else unknown),
-// `print > FILE`/`>> FILE` (write), `getline < FILE` (read), @load, -l
-// (unknown), -f/-i/@include (never covered), --sandbox (none of it); `tar`
+// core.editor, core.sshCommand, core.fsmonitor, diff.external, *.textconv,
+// *.command, filter.*.clean/smudge, credential.helper, gpg.program, pager.*,
+// alias.*=!...: code; include.path, includeIf.*, core.hooksPath, protocol.*:
+// unknown), `git --exec-path=`, `git config KEY VALUE` setting such a key
+// (code for deny rules, never covered), `git rebase -x`, `bisect run`,
+// `submodule foreach`, `difftool -x`, `filter-branch --*-filter`, `grep -O`,
+// `--upload-pack`/`--receive-pack`/ `--exec`, `ext::` URLs, and a subcommand
+// git does not know (an alias or git-NAME: read as an unknown command, below);
+// `sort -o`/`--output` (`--compress-program` runs), `uniq IN OUT`, `xxd IN
+// OUT`, `shuf -o`, `iconv -o`, `sdiff -o`, `tree -o`, `tee FILE`, `dd of=`,
+// `split`/`csplit` (their pieces); `sed -i`, sed scripts (read as GNU sed
+// reads them) with w/W or s///w (write), r/R (read), e CMD (code), e alone or
+// s///e (unknown), sed -f (a script file: never covered; a here-document or
+// here-string on standard input is read as the script, a pipe is unknown); awk
+// programs with system(), `cmd | getline`, `print | cmd`, `|&` (code when the
+// command is a string literal, else unknown), `print > FILE`/`>> FILE`
+// (write), `getline < FILE` (read), @load, -l (unknown), -f/-i/@include (never
+// covered; -f on standard input as sed -f), --sandbox (none of it); `tar`
 // extraction (-x, `tar xf`: writes the members), -c/-r/-u with -f (writes the
 // archive), --remove-files, --to-command, -I, -F, --rsh-command,
 // --checkpoint-action=exec= (code); `unzip` unless listing; `less -o/-O`,
 // `less +!CMD` (code; other +commands but a line or a search: unknown); `man
-// -P/--pager/-H`; `vim/vi/nvim/ex/view -c/--cmd/+CMD` (":!CMD" is code,
-// other Ex commands but set/syntax/q are unknown; -S/-s/-u load scripts;
-// -w/-W write); `curl -o/-O/-D/-c/--trace...`, `wget` (writes unless -O -,
-// --use-askpass runs), `rg --pre`, `bat --pager`, `rsync -e`, `ssh/scp/sftp
-// -o ProxyCommand/LocalCommand/KnownHostsCommand`, `scp/sftp -S`, `nc -e/-c`,
+// -P/--pager/-H`; `vim/vi/nvim/ex/view -c/--cmd/+CMD` (":!CMD" is code, other
+// Ex commands but set/syntax/q are unknown; -S/-s/-u load scripts; -w/-W
+// write); `curl -o/-O/-D/-c/--trace...`, `wget` (writes unless -O -,
+// --use-askpass runs), `rg --pre`, `bat --pager`, `rsync -e`, `ssh/scp/sftp -o
+// ProxyCommand/LocalCommand/KnownHostsCommand`, `scp/sftp -S`, `nc -e/-c`,
 // `socat EXEC:/SYSTEM:`, `zip -TT`, `openssl -out`, `gpg -o`, `yq -i`, `split
-// --filter`, `diff3/sdiff --diff-program`. In a command with such options,
-// a word known only at run time where an option may stand counts as the one
-// that does the most (`sort $X` may be --compress-program; `git diff $X` may
-// be --output). `go build/test/vet/run -exec/-toolexec/-vettool PROG` run
-// PROG, and so does `go env -w GOFLAGS=... | CC=...` (planted for later go
-// commands: never covered); GOFLAGS set before a command is read as go flags.
+// --filter`, `diff3/sdiff --diff-program`. In a command with such options, a
+// word known only at run time where an option may stand counts as the one that
+// does the most (`sort $X` may be --compress-program; `git diff $X` may be
+// --output). `go build/test/vet/run -exec/-toolexec/-vettool PROG` run PROG,
+// and so does `go env -w GOFLAGS=... | CC=...` (planted for later go commands:
+// never covered); GOFLAGS set before a command is read as go flags.
 //
 //   - An allow rule covers a line only if every simple command in it is
 //     covered. Words are compared with quotes removed and joined by one

@@ -42,6 +42,7 @@ var optTables = map[string]*optTable{
 		"compress-level skip-compress partial-dir rsync-path remote-option outbuf iconv bwlimit stop-after stop-at "+
 		"info debug protocol address early-input:r", false),
 	"split":  newOptTable("a b C l n t", "suffix-length bytes line-bytes lines number separator filter:c additional-suffix", false),
+	"csplit": newOptTable("b f n", "suffix-format prefix digits", false),
 	"gpg":    gpgOpts,
 	"gpg2":   gpgOpts,
 	"nc":     ncOpts,
@@ -91,6 +92,15 @@ func (a *analyzer) effects(base string, ws []string, c *callCtx, idx int) {
 		})
 	case "xxd":
 		a.xxd(ws, c)
+	case "split", "csplit":
+		prefix := map[string]string{"split": "x", "csplit": "xx"}[base]
+		a.stdOpts(ws, c, optTables[base], base, func(o optArg, n int) {
+			switch {
+			case base == "split" && o.name == "" && n == 1, base == "csplit" && (o.name == "f" || o.name == "prefix"):
+				prefix = o.word + o.val
+			}
+		})
+		a.write(prefix+string(rune(dynByte)), c, base+" writes its pieces to files named "+printable(prefix)+"…")
 	case "tee":
 		for _, w := range ws[1:] {
 			if !strings.HasPrefix(w, "-") || w == "-" {

@@ -84,6 +84,10 @@ var writeForms = []struct{ rule, cmd, why string }{
 	{"dd *", "dd if=hello.txt of=/outside/f", "dd of= writes"},
 	{"ssh *", "ssh -o ProxyCommand='touch /outside/f' host", "(run by ssh -o ProxyCommand"},
 	{"openssl *", "openssl x509 -in c.pem -out /outside/f", "openssl -out writes"},
+	{"split *", "split -l 1 hello.txt /outside/part", "split writes its pieces to files named /outside/part…"},
+	{"csplit *", "csplit -f /outside/part hello.txt 2", "csplit writes its pieces"},
+	{"sed *", "sed -f - hello.txt <<< 'w /outside/f'", "sed's w command writes"},
+	{"sed *", "sed -f - hello.txt < script.sed", "sed runs a script only known when it runs"},
 }
 
 func TestWritingFormsOfReadCommandsAsk(t *testing.T) {
@@ -145,7 +149,10 @@ func TestExecFormsCheckedByDenyRules(t *testing.T) {
 		"rsync -e 'rm f' x y:", "ssh -o ProxyCommand='rm f' x", "scp -S rm x y:", "man -P 'rm f' ls",
 		"man -H'rm f' ls", "less '+!rm f' x", "vim '+!rm f' x", "vim -c ':!rm f' x", "ex -c '!rm f' x",
 		"rg --pre rm x", "nc -e /bin/rm x 1", "socat - EXEC:'rm f'", "wget --use-askpass='rm f' x", "fd -x rm",
-		"strace -o '|rm f' ls",
+		"strace -o '|rm f' ls", "sed -f /dev/stdin x <<< 'e rm f'", "sed -f - x <<EOF\n1e rm f\nEOF",
+		"echo 'e rm f' | sed -f - x", `awk -f /dev/stdin <<< 'BEGIN { system("rm f") }'`, "awk -f <(echo x) f",
+		"go test -exec rm ./...", "go build --toolexec 'rm f' .", "go env -w GOFLAGS=-toolexec=rm",
+		"GOFLAGS=-toolexec=rm go build", "CC=rm go build", "go test $PKG",
 	} {
 		if d := p.Decide(cmdCall(c)); d.Action != Deny || d.Rule != "run_command(rm *)" {
 			t.Errorf("%q: got %s (%s), want deny", c, d.Action, d.Reason)

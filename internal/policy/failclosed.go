@@ -70,6 +70,23 @@ func (a *analyzer) heredocAsCode(base string, c *callCtx) {
 	}
 }
 
+// stdinText is what a here-document or here-string gives the command on
+// standard input; ok is false if it reads something else (a pipe, a file).
+func stdinText(c *callCtx) (string, bool) {
+	if c.st == nil {
+		return "", false
+	}
+	for _, r := range c.st.Redirs {
+		switch {
+		case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
+			return wordTextRaw(r.Hdoc), true
+		case r.Op == syntax.WordHdoc && r.Word != nil:
+			return wordText(r.Word), true
+		}
+	}
+	return "", false
+}
+
 // looseCode reads s as shell code that may run: what it finds is seen by
 // deny rules only, and a text that does not read as code is left alone.
 func (a *analyzer) looseCode(s string, c *callCtx, via string) {

@@ -20,7 +20,19 @@ func (a *analyzer) sed(ws []string, c *callCtx) {
 		case "e", "expression":
 			scripts, given = append(scripts, o.val), true
 		case "f", "file":
-			fromFile, given = true, true
+			given = true
+			if stdinFiles[o.val] || o.val == "-" { // the script comes on standard input
+				if text, ok := stdinText(c); ok {
+					scripts = append(scripts, text)
+					return
+				}
+				o.val = string(rune(dynByte))
+			}
+			if hasHole(o.val) {
+				scripts = append(scripts, o.val) // a script only known when it runs
+				return
+			}
+			fromFile = true
 			a.an.reads = append(a.an.reads, redir{target: o.val, src: c.src})
 		case "i", "in-place":
 			inPlace = true
