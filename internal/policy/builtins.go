@@ -154,7 +154,8 @@ var cmdVars = map[string]string{"PROMPT_COMMAND": "bash", "GIT_SSH_COMMAND": "gi
 	"GIT_ASKPASS": "git", "GIT_PROXY_COMMAND": "git", "SSH_ASKPASS": "ssh", "SUDO_ASKPASS": "sudo",
 	"PAGER": "pagers", "MANPAGER": "man", "SYSTEMD_PAGER": "systemd tools", "EDITOR": "editors", "VISUAL": "editors",
 	"FCEDIT": "fc", "BROWSER": "browsers", "LESSOPEN": "less", "LESSCLOSE": "less", "RSYNC_RSH": "rsync",
-	"RSYNC_CONNECT_PROG": "rsync", "CVS_RSH": "cvs", "CC": "build tools", "CXX": "build tools"}
+	"RSYNC_CONNECT_PROG": "rsync", "CVS_RSH": "cvs", "CC": "build tools", "CXX": "build tools", "BAT_PAGER": "bat",
+	"DELTA_PAGER": "delta"}
 
 // optVars: variables that hold another command's options.
 var optVars = map[string]string{"LESS": "less", "MANOPT": "man", "TAR_OPTIONS": "tar", "GOFLAGS": "go build"}

@@ -63,21 +63,21 @@
 // valgrind --log-file=) is a write; strace -o '|cmd' and dbus-run-session
 // --dbus-daemon= run code; fakeroot -l and ltrace -l load a library (unknown).
 //
-// Builtins and variables that change what a name runs, or that bash or
-// another program runs as code, are read as code: `hash -p PATH NAME`
-// (PATH runs with any arguments), `trap [--] CODE`, `alias N=CODE`,
-// `mapfile`/`readarray -C CODE`, `complete`/`compgen -C CODE` and `compgen
-// -W WORDS` (expanded), `bind -x`, a function exported through the
-// environment (`env 'BASH_FUNC_f%%=() { ...; }'`, or any value starting
-// with "()"), PS0-PS4 (expanded, $(...) runs), PROMPT_COMMAND, and the
-// values other programs run (GIT_SSH_COMMAND, GIT_SSH, GIT_PAGER,
-// GIT_EDITOR, GIT_SEQUENCE_EDITOR, GIT_EXTERNAL_DIFF, GIT_ASKPASS,
+// Builtins and variables that change what a name runs, or that bash or another
+// program runs as code, are read as code: `hash -p PATH NAME` (PATH runs with
+// any arguments), `trap [--] CODE`, `alias N=CODE`, `mapfile`/`readarray -C
+// CODE`, `complete`/`compgen -C CODE` and `compgen -W WORDS` (expanded), `bind
+// -x`, a function exported through the environment (`env 'BASH_FUNC_f%%=() {
+// ...; }'`, or any value starting with "()"), PS0-PS4 (expanded, $(...) runs),
+// PROMPT_COMMAND, and the values other programs run (GIT_SSH_COMMAND, GIT_SSH,
+// GIT_PAGER, GIT_EDITOR, GIT_SEQUENCE_EDITOR, GIT_EXTERNAL_DIFF, GIT_ASKPASS,
 // GIT_PROXY_COMMAND, SSH_ASKPASS, SUDO_ASKPASS, PAGER, MANPAGER,
 // SYSTEMD_PAGER, EDITOR, VISUAL, FCEDIT, BROWSER, LESSOPEN, LESSCLOSE,
-// RSYNC_RSH, RSYNC_CONNECT_PROG, CVS_RSH); LESS, MANOPT and TAR_OPTIONS are
-// read as options of less, man and tar; GIT_CONFIG_PARAMETERS and
-// GIT_CONFIG_VALUE_n as text that may be code. `enable -f` (a shared object)
-// and `fc` without -l (the history) run what the policy cannot read: unknown.
+// RSYNC_RSH, RSYNC_CONNECT_PROG, CVS_RSH, CC, CXX, BAT_PAGER, DELTA_PAGER);
+// LESS, MANOPT and TAR_OPTIONS are read as options of less, man and tar;
+// GIT_CONFIG_PARAMETERS and GIT_CONFIG_VALUE_n as text that may be code;
+// GOFLAGS as go flags. `enable -f` (a shared object) and `fc` without -l (the
+// history) run what the policy cannot read: unknown.
 //
 // The writing and executing forms of read-looking commands are found from
 // per-command option knowledge (GNU getopt order and abbreviations; an
@@ -109,15 +109,21 @@
 // -P/--pager/-H`; `vim/vi/nvim/ex/view -c/--cmd/+CMD` (":!CMD" is code, other
 // Ex commands but set/syntax/q are unknown; -S/-s/-u load scripts; -w/-W
 // write); `curl -o/-O/-D/-c/--trace...`, `wget` (writes unless -O -,
-// --use-askpass runs), `rg --pre`, `bat --pager`, `rsync -e`, `ssh/scp/sftp -o
-// ProxyCommand/LocalCommand/KnownHostsCommand`, `scp/sftp -S`, `nc -e/-c`,
-// `socat EXEC:/SYSTEM:`, `zip -TT`, `openssl -out`, `gpg -o`, `yq -i`, `split
-// --filter`, `diff3/sdiff --diff-program`. In a command with such options, a
-// word known only at run time where an option may stand counts as the one that
-// does the most (`sort $X` may be --compress-program; `git diff $X` may be
-// --output). `go build/test/vet/run -exec/-toolexec/-vettool PROG` run PROG,
-// and so does `go env -w GOFLAGS=... | CC=...` (planted for later go commands:
-// never covered); GOFLAGS set before a command is read as go flags.
+// --use-askpass runs), `rg --pre`, `bat --pager`, `ag --pager`, `rsync -e`,
+// `ssh/scp/sftp -o ProxyCommand/LocalCommand/KnownHostsCommand`, `scp/sftp
+// -S`, `nc -e/-c`, `socat EXEC:/SYSTEM:` (and CREATE:/OPEN: write), `zip -TT`,
+// `openssl -out`, `gpg -o`, `yq -i`, `split --filter`, `diff3/sdiff
+// --diff-program`. Options that load code the policy cannot read are unknown:
+// `nm --plugin`, `openssl -engine/-provider/-config`, `prettier
+// --plugin/--config`, `eslint -c/--plugin/--rulesdir`, `pylint
+// --load-plugins/--init-hook`, `mypy --config-file`, `flake8 --config`, `curl
+// -K`, `ssh -F`, `nvim -l`; `ex` and `vim -e` read Ex commands from a
+// here-document. In a command with such options, a word known only at run time
+// where an option may stand counts as the one that does the most (`sort $X`
+// may be --compress-program; `git diff $X` may be --output). `go
+// build/test/vet/run -exec/-toolexec/-vettool PROG` run PROG, and so does `go
+// env -w GOFLAGS=... | CC=...` (planted for later go commands: never covered);
+// GOFLAGS set before a command is read as go flags.
 //
 //   - An allow rule covers a line only if every simple command in it is
 //     covered. Words are compared with quotes removed and joined by one

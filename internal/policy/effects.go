@@ -41,20 +41,27 @@ var optTables = map[string]*optTable{
 		"compare-dest copy-dest link-dest max-size min-size max-delete block-size checksum-choice compress-choice "+
 		"compress-level skip-compress partial-dir rsync-path remote-option outbuf iconv bwlimit stop-after stop-at "+
 		"info debug protocol address early-input:r", false),
-	"split":  newOptTable("a b C l n t", "suffix-length bytes line-bytes lines number separator filter:c additional-suffix", false),
-	"csplit": newOptTable("b f n", "suffix-format prefix digits", false),
-	"gpg":    gpgOpts,
-	"gpg2":   gpgOpts,
-	"nc":     ncOpts,
-	"netcat": ncOpts,
-	"ncat":   newOptTable("e:p c:c o:w x i p s w q", "exec:p sh-exec:c lua-exec:l output:w hex-dump:w source proxy proxy-type", false),
-	"ssh":    newOptTable("B b c D E:w e F:l I:l i J L l m O o p Q R S W w", "", true),
-	"scp":    newOptTable("c D F:l i J l o P S:p X", "", true),
-	"sftp":   newOptTable("B b c D:p F:l i J l o P R S:p s", "", true),
-	"uniq":   newOptTable("f s w", "skip-fields skip-chars check-chars", false),
-	"wget":   newOptTable("O:w o:w a:w P:w e i:r t T w Q U B", "output-document:w output-file:w append-output:w directory-prefix:w execute input-file:r use-askpass:p tries timeout wait quota user-agent base config:l", false),
-	"less":   newOptTable("b h j k:l p P t T x y z # D o:w O:w", "log-file:w LOG-FILE:w lesskey-file:l tag", false),
-	"unzip":  newOptTable("d:w x", "", false),
+	"split":    newOptTable("a b C l n t", "suffix-length bytes line-bytes lines number separator filter:c additional-suffix", false),
+	"csplit":   newOptTable("b f n", "suffix-format prefix digits", false),
+	"ag":       newOptTable("A B C G m p", "pager:c after before context file-search-regex max-count path-to-ignore:r depth", false),
+	"nm":       newOptTable("", "plugin:l target format radix size-sort", false),
+	"prettier": newOptTable("", "config:l plugin:l ignore-path:r", false),
+	"eslint":   newOptTable("c:l f o:w", "config:l plugin:l rulesdir:l resolve-plugins-relative-to:l output-file:w format ext", false),
+	"pylint":   newOptTable("", "load-plugins:l init-hook:l rcfile:l output:w", false),
+	"mypy":     newOptTable("", "config-file:l python-executable:p", false),
+	"flake8":   newOptTable("", "config:l append-config:l output-file:w", false),
+	"gpg":      gpgOpts,
+	"gpg2":     gpgOpts,
+	"nc":       ncOpts,
+	"netcat":   ncOpts,
+	"ncat":     newOptTable("e:p c:c o:w x i p s w q", "exec:p sh-exec:c lua-exec:l output:w hex-dump:w source proxy proxy-type", false),
+	"ssh":      newOptTable("B b c D E:w e F:l I:l i J L l m O o p Q R S W w", "", true),
+	"scp":      newOptTable("c D F:l i J l o P S:p X", "", true),
+	"sftp":     newOptTable("B b c D:p F:l i J l o P R S:p s", "", true),
+	"uniq":     newOptTable("f s w", "skip-fields skip-chars check-chars", false),
+	"wget":     newOptTable("O:w o:w a:w P:w e i:r t T w Q U B", "output-document:w output-file:w append-output:w directory-prefix:w execute input-file:r use-askpass:p tries timeout wait quota user-agent base config:l", false),
+	"less":     newOptTable("b h j k:l p P t T x y z # D o:w O:w", "log-file:w LOG-FILE:w lesskey-file:l tag", false),
+	"unzip":    newOptTable("d:w x", "", false),
 }
 
 var (
@@ -146,6 +153,9 @@ func (a *analyzer) effects(base string, ws []string, c *callCtx, idx int) {
 			case "EXEC", "SYSTEM":
 				code, _, _ := strings.Cut(rest, ",")
 				a.codeVia(code, c, "socat "+strings.ToUpper(kind)+":")
+			case "CREATE", "OPEN", "GOPEN":
+				file, _, _ := strings.Cut(rest, ",")
+				a.write(file, c, "socat "+strings.ToUpper(kind)+": writes to the file")
 			}
 		}
 	case "openssl":
@@ -153,8 +163,8 @@ func (a *analyzer) effects(base string, ws []string, c *callCtx, idx int) {
 			switch ws[i] {
 			case "-out", "-keyout", "-signature":
 				a.write(ws[i+1], c, "openssl "+ws[i]+" writes to the file")
-			case "-engine":
-				a.unknown(c.src, "openssl -engine loads "+printable(ws[i+1])+", which can run anything")
+			case "-engine", "-provider", "-provider-path", "-config":
+				a.unknown(c.src, "openssl "+ws[i]+" loads "+printable(ws[i+1])+", which can run anything")
 			}
 		}
 	case "yq":
@@ -262,24 +272,20 @@ func (a *analyzer) less(ws []string, c *callCtx) {
 // vim and friends: -c CMD, --cmd CMD and +CMD run Ex commands (":!cmd" a
 // shell command); -S, -s, -u load scripts; -w, -W write a script out.
 func (a *analyzer) vim(ws []string, c *callCtx, base string) {
-	exCmd := func(cmd, opt string) {
-		cmd = strings.TrimLeft(cmd, ": \t")
-		word := cmd
-		if k := strings.IndexAny(word, " \t|"); k >= 0 {
-			word = word[:k]
+	defer func() { // Ex commands from a here-document (ex, vim -e/-es)
+		if text, ok := stdinText(c); ok {
+			for _, line := range strings.Split(text, "\n") {
+				a.vimExCmd(line, "reading standard input", c, base)
+			}
 		}
-		switch {
-		case strings.HasPrefix(cmd, "!"):
-			a.codeVia(cmd[1:], c, base+" "+opt+" (an Ex shell command)")
-		case cmd == "" || strings.Trim(cmd, "0123456789$") == "":
-		case !strings.ContainsAny(cmd, "!|") && (word == "set" || word == "se" || word == "syntax" || word == "sy" ||
-			word == "q" || word == "qa" || word == "q!" || word == "qa!" || word == "noh" || word == "echo"):
-		default:
-			a.unknown(c.src, base+" "+opt+" "+quote(printable(cmd))+" runs an Ex command, which can write files and run commands")
-		}
-	}
+	}()
+	exCmd := func(cmd, opt string) { a.vimExCmd(cmd, opt, c, base) }
+	exMode := base == "ex"
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
+		if w == "-e" || w == "-E" || w == "-es" || w == "-Es" {
+			exMode = true
+		}
 		next := ""
 		if i+1 < len(ws) {
 			next = ws[i+1]
@@ -292,6 +298,10 @@ func (a *analyzer) vim(ws []string, c *callCtx, base string) {
 			i++
 		case strings.HasPrefix(w, "+") && !strings.HasPrefix(w, "+/") && !strings.HasPrefix(w, "+?"):
 			exCmd(w[1:], "+")
+		case w == "-l" && base == "nvim":
+			a.unknown(c.src, "nvim -l runs a Lua script")
+			return
+		case w == "-s" && exMode: // silent, in Ex mode
 		case w == "-S" || w == "-s" || w == "-u" || w == "-U":
 			if next != "NONE" && next != "NORC" {
 				a.unknown(c.src, base+" "+w+" loads "+printable(next)+", which can run commands")
@@ -368,5 +378,24 @@ func (a *analyzer) goCmd(ws []string, c *callCtx) {
 			i++
 		}
 		a.progVia(val, c, "go -"+name)
+	}
+}
+
+// vimExCmd reads one Ex command: ":!cmd" runs a shell command; a line
+// number, set, syntax, q and echo do nothing else; anything else is unknown.
+func (a *analyzer) vimExCmd(cmd, opt string, c *callCtx, base string) {
+	cmd = strings.TrimLeft(cmd, ": \t")
+	word := cmd
+	if k := strings.IndexAny(word, " \t|"); k >= 0 {
+		word = word[:k]
+	}
+	switch {
+	case strings.HasPrefix(cmd, "!"):
+		a.codeVia(cmd[1:], c, base+" "+opt+" (an Ex shell command)")
+	case cmd == "" || strings.Trim(cmd, "0123456789$") == "":
+	case !strings.ContainsAny(cmd, "!|") && (word == "set" || word == "se" || word == "syntax" || word == "sy" ||
+		word == "q" || word == "qa" || word == "q!" || word == "qa!" || word == "noh" || word == "echo"):
+	default:
+		a.unknown(c.src, base+" "+opt+" "+quote(printable(cmd))+" runs an Ex command, which can write files and run commands")
 	}
 }

@@ -84,6 +84,8 @@ var writeForms = []struct{ rule, cmd, why string }{
 	{"dd *", "dd if=hello.txt of=/outside/f", "dd of= writes"},
 	{"ssh *", "ssh -o ProxyCommand='touch /outside/f' host", "(run by ssh -o ProxyCommand"},
 	{"openssl *", "openssl x509 -in c.pem -out /outside/f", "openssl -out writes"},
+	{"socat *", "socat - CREATE:/outside/f", "socat CREATE: writes"},
+	{"ex *", "ex -s f <<< 'w /outside/f'", "runs an Ex command"},
 	{"split *", "split -l 1 hello.txt /outside/part", "split writes its pieces to files named /outside/part…"},
 	{"csplit *", "csplit -f /outside/part hello.txt 2", "csplit writes its pieces"},
 	{"sed *", "sed -f - hello.txt <<< 'w /outside/f'", "sed's w command writes"},
@@ -124,6 +126,7 @@ func TestReadFormsStillAllowed(t *testing.T) {
 		{"less *", "less '+/pattern' hello.txt"}, {"man *", "man 1 ls"}, {"curl *", "curl -s https://example.com"},
 		{"curl *", "curl -o - https://example.com"}, {"wget *", "wget -O - https://example.com"},
 		{"find *", "find . -name '*.go' -print"}, {"xxd *", "xxd -l 16 hello.txt"}, {"vim *", "vim -c 'set nu' f"},
+		{"ex *", "ex -s f <<< 'set nu'"}, {"socat *", "socat - TCP:localhost:80"},
 	} {
 		p := mustPolicy(t, ModeAsk, []string{"run_command(" + tc.rule + ")"}, nil)
 		if d := p.Decide(cmdCall(tc.cmd)); d.Action != Allow {
@@ -152,7 +155,10 @@ func TestExecFormsCheckedByDenyRules(t *testing.T) {
 		"strace -o '|rm f' ls", "sed -f /dev/stdin x <<< 'e rm f'", "sed -f - x <<EOF\n1e rm f\nEOF",
 		"echo 'e rm f' | sed -f - x", `awk -f /dev/stdin <<< 'BEGIN { system("rm f") }'`, "awk -f <(echo x) f",
 		"go test -exec rm ./...", "go build --toolexec 'rm f' .", "go env -w GOFLAGS=-toolexec=rm",
-		"GOFLAGS=-toolexec=rm go build", "CC=rm go build", "go test $PKG",
+		"GOFLAGS=-toolexec=rm go build", "CC=rm go build", "go test $PKG", "ag --pager 'rm f' x",
+		"ack --pager='rm f' x", "BAT_PAGER='rm f' bat x", "nm --plugin /tmp/x.so a.o", "ex f <<EOF\n!rm f\nEOF",
+		"vim -es f <<< '!rm f'", "nvim -l x.lua", "prettier --plugin=./x.js --write .", "eslint -c /tmp/x.js .",
+		"pylint --init-hook='import os' x",
 	} {
 		if d := p.Decide(cmdCall(c)); d.Action != Deny || d.Rule != "run_command(rm *)" {
 			t.Errorf("%q: got %s (%s), want deny", c, d.Action, d.Reason)

@@ -28,7 +28,7 @@ var leavesArgs = wordSet(`echo printf cat tac nl head tail wc cut paste join tr 
 	shopt times caller dirs history iconv split csplit numfmt tsort pr expr factor curl wget bat wc fd fdfind
 	let lsof pgrep pkill env command tput clear stty find trap alias mapfile readarray complete compgen bind hash enable fc
 	jobs scp sftp nc ncat netcat rsync zip socat openssl gpg gpg2 vi vim nvim view ex vimdiff gvim rvim rview
-	nview go gofmt goimports golint staticcheck golangci-lint revive prettier eslint tsc black isort ruff mypy pylint
+	nview ag go gofmt goimports golint staticcheck golangci-lint revive prettier eslint tsc black isort ruff mypy pylint
 	flake8 clang-format rustfmt shellcheck shfmt`)
 
 // wordSet builds a set from white-space-separated words.
@@ -47,6 +47,11 @@ func (a *analyzer) argsAsCode(ws []string, c *callCtx) {
 	for _, w := range ws[1:] {
 		if hasHole(w) || !strings.ContainsAny(w, " \t\n;&|`(") {
 			continue
+		}
+		if w[0] == '-' { // --pager='less -R': the value
+			if k := strings.IndexByte(w, '='); k > 0 {
+				w = w[k+1:]
+			}
 		}
 		// "!cmd" is the shell escape of many tools (gdb, ftp, mysql...)
 		a.looseCode(strings.TrimLeft(w, "!"), c, "an argument of "+baseName(ws[0])+" that reads as a command line")
