@@ -7,7 +7,9 @@ import (
 )
 
 // Inputs built to be slow: each must decide quickly (well under a second
-// on a loaded machine) and conservatively.
+// on a loaded machine, ten under the race detector) and conservatively. The
+// bound catches a blow-up (quadratic or worse), not a regression of speed:
+// that is what the benchmarks measure.
 func TestAdversarialInputsStayFast(t *testing.T) {
 	p := mustPolicy(t, ModeAsk, []string{"run_command(ls *)", "edit_file(a/**/b/**/c)"},
 		[]string{"run_command(rm *)", "run_command(* | bash)", "read_file(**/x/**/y/**/.env)", "write_file(a/**/b/**/z)"})
@@ -31,7 +33,7 @@ func TestAdversarialInputsStayFast(t *testing.T) {
 	} {
 		start := time.Now()
 		d := p.Decide(cmdCall(tc.cmd))
-		if el := time.Since(start); el > time.Second {
+		if el := time.Since(start); el > slowFactor*time.Second {
 			t.Errorf("%s: took %v", name, el)
 		}
 		if d.Action != tc.want {
@@ -55,7 +57,7 @@ func TestAdversarialInputsStayFast(t *testing.T) {
 	} {
 		start := time.Now()
 		d := q.Decide(cmdCall(tc.cmd))
-		if el := time.Since(start); el > time.Second {
+		if el := time.Since(start); el > slowFactor*time.Second {
 			t.Errorf("%s: took %v", name, el)
 		}
 		if d.Action != tc.want {
@@ -64,7 +66,7 @@ func TestAdversarialInputsStayFast(t *testing.T) {
 	}
 	start := time.Now()
 	d := p.Decide(Call{Tool: "edit_file", Path: strings.Repeat("a/b/", 1500) + "c", InsideWorkspace: true})
-	if el := time.Since(start); el > time.Second || d.Action != Allow {
+	if el := time.Since(start); el > slowFactor*time.Second || d.Action != Allow {
 		t.Errorf("deep edit path: %v %s", el, d.Action)
 	}
 }
