@@ -169,7 +169,9 @@
 //     its arguments that reads as a shell command line ('rm x', 'a; b',
 //     '!rm x'), and a here-document or here-string it reads, is parsed and
 //     its commands matched (`ssh host 'rm x'`, `ssh host <<EOF`). The words a
-//     wrapper takes before its command get the same reading. Past 64 such
+//     wrapper takes before its command get the same reading, and so do the
+//     command's own words when it follows an option the wrapper's spec does
+//     not know (that option may take the "command" as its value). Past 64 such
 //     candidates in one command, the rule denies. So a word known only at
 //     run time given to such a command (`./build.sh $T`, `docker run $IMG`,
 //     `go test $PKG`, where $PKG may be -toolexec=...) is denied by every

@@ -368,7 +368,8 @@ func wordTextRaw(w *syntax.Word) string {
 }
 
 var xargsSpec = &wrapSpec{argOpts: "ILnPsdEai", longArg: []string{"--arg-file", "--delimiter", "--max-lines",
-	"--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--replace", "--eof"}}
+	"--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--replace", "--eof"}, flags: "0rtpxo",
+	longFlags: []string{"--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit", "--open-tty", "--show-limits"}}
 
 // xargs CMD ARGS runs CMD ARGS with more arguments read from standard input;
 // with -I R (or -i, --replace) R in the command is replaced by input.
@@ -429,7 +430,7 @@ func (a *analyzer) xargs(ws []string, c *callCtx) {
 		}
 		break
 	}
-	a.level(ws, c, i)
+	a.level(ws, c, xargsSpec.scanEnd(ws, i))
 	inner := []string{"echo"}
 	if i < len(ws) {
 		inner = append([]string(nil), ws[i:]...)

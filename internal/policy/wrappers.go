@@ -19,10 +19,12 @@ type wrapSpec struct {
 	progLong   []string // (dbus-run-session --dbus-daemon=BINARY)
 	loadOpts   string   // short options whose value is a library it loads (fakeroot -l)
 	loadLong   []string
-	splitOpts  string // short options whose value is a command line (env -S)
-	codeAfter  bool   // flock FILE -c CODE: -c/--command right after the operands
-	shellOpts  string // short options that, with no command, run a shell reading standard input (sudo -s)
-	privileged bool   // runs the command with other rights: an allow rule must name the wrapper
+	splitOpts  string   // short options whose value is a command line (env -S)
+	codeAfter  bool     // flock FILE -c CODE: -c/--command right after the operands
+	shellOpts  string   // short options that, with no command, run a shell reading standard input (sudo -s)
+	privileged bool     // runs the command with other rights: an allow rule must name the wrapper
+	flags      string   // short options known to take no value
+	longFlags  []string // long options known to take no separate value
 }
 
 // wrappers run the command their operands name. Deny rules see each level;
@@ -30,45 +32,69 @@ type wrapSpec struct {
 // privileged).
 var wrappers = map[string]*wrapSpec{
 	"env": {argOpts: "uCSa", longArg: []string{"--unset", "--chdir", "--split-string", "--argv0"},
-		assigns: true, splitOpts: "S"},
-	"nohup":   {},
-	"time":    {argOpts: "fo", longArg: []string{"--format", "--output"}, writeOpts: "o", writeLong: []string{"--output"}},
-	"nice":    {argOpts: "n", longArg: []string{"--adjustment"}},
-	"ionice":  {argOpts: "cnpPu", longArg: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
-	"timeout": {argOpts: "sk", longArg: []string{"--signal", "--kill-after"}, positional: 1},
+		assigns: true, splitOpts: "S", flags: "i0v", longFlags: []string{"--ignore-environment", "--null", "--debug",
+			"--default-signal", "--ignore-signal", "--block-signal", "--list-signal-handling"}},
+	"nohup": {},
+	"time": {argOpts: "fo", longArg: []string{"--format", "--output"}, writeOpts: "o", writeLong: []string{"--output"},
+		flags: "apqvV", longFlags: []string{"--portability", "--append", "--verbose", "--quiet"}},
+	"nice":   {argOpts: "n", longArg: []string{"--adjustment"}},
+	"ionice": {argOpts: "cnpPu", longArg: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, flags: "t"},
+	"timeout": {argOpts: "sk", longArg: []string{"--signal", "--kill-after"}, positional: 1, flags: "v",
+		longFlags: []string{"--foreground", "--preserve-status", "--verbose"}},
 	"stdbuf":  {argOpts: "ioe", longArg: []string{"--input", "--output", "--error"}},
-	"setsid":  {},
-	"command": {noCmdOpts: "vV"},
+	"setsid":  {flags: "cfw", longFlags: []string{"--ctty", "--fork", "--wait"}},
+	"command": {noCmdOpts: "vV", flags: "p"},
 	"builtin": {},
-	"exec":    {argOpts: "a"},
+	"exec":    {argOpts: "a", flags: "cl"},
 	"sudo": {argOpts: "ugCDhprtUTc", longArg: []string{"--user", "--group", "--chdir", "--host", "--prompt",
 		"--role", "--type", "--other-user", "--close-from", "--command-timeout", "--login-class", "--chroot"},
-		assigns: true, noCmdOpts: "lveVK", shellOpts: "si", privileged: true},
-	"doas":   {argOpts: "uC", noCmdOpts: "L", shellOpts: "s", privileged: true},
-	"chroot": {longArg: []string{"--userspec", "--groups"}, positional: 1, privileged: true},
-	"pkexec": {longArg: []string{"--user"}, privileged: true},
+		assigns: true, noCmdOpts: "lveVK", shellOpts: "si", privileged: true, flags: "AbEHiknPSsBN",
+		longFlags: []string{"--askpass", "--background", "--preserve-env", "--set-home", "--login", "--reset-timestamp",
+			"--non-interactive", "--preserve-groups", "--stdin", "--shell", "--bell", "--no-update"}},
+	"doas":   {argOpts: "uC", noCmdOpts: "L", shellOpts: "s", privileged: true, flags: "ns"},
+	"chroot": {longArg: []string{"--userspec", "--groups"}, positional: 1, privileged: true, longFlags: []string{"--skip-chdir"}},
+	"pkexec": {longArg: []string{"--user"}, privileged: true, longFlags: []string{"--disable-internal-agent", "--keep-cwd"}},
 	// util-linux and friends
-	"flock": {argOpts: "wE", longArg: []string{"--wait", "--timeout", "--conflict-exit-code"}, positional: 1, codeAfter: true},
+	"flock": {argOpts: "wE", longArg: []string{"--wait", "--timeout", "--conflict-exit-code"}, positional: 1, codeAfter: true,
+		flags: "sxenuoF", longFlags: []string{"--shared", "--exclusive", "--nonblock", "--nb", "--no-fork", "--unlock",
+			"--close", "--verbose"}},
 	"strace": {argOpts: "abeEIoOpPsSuUX", longArg: []string{"--output", "--trace", "--trace-path", "--attach", "--user",
 		"--env", "--signal", "--status", "--string-limit", "--columns", "--summary-sort-by", "--summary-columns",
 		"--const-print-style", "--detach-on", "--syscall-limit", "--kill-on", "--inject", "--fault", "--raw",
 		"--read", "--write", "--verbose", "--abbrev", "--trace-fds", "--argv0", "--quiet"},
-		writeOpts: "o", writeLong: []string{"--output"}},
+		writeOpts: "o", writeLong: []string{"--output"}, flags: "cCdDfFhiknNqrtTvVwxyYzZA",
+		longFlags: []string{"--follow-forks", "--output-separately", "--summary-only", "--summary", "--summary-wall-clock",
+			"--daemonize", "--seccomp-bpf", "--kill-on-exit", "--no-abbrev", "--stack-traces", "--instruction-pointer",
+			"--syscall-number", "--timestamps", "--relative-timestamps", "--syscall-times", "--decode-fds",
+			"--decode-pids", "--silent"}},
 	"ltrace": {argOpts: "aADeFlnopsuwx", longArg: []string{"--output", "--library", "--indent", "--align"},
-		writeOpts: "o", writeLong: []string{"--output"}, loadOpts: "l", loadLong: []string{"--library"}},
+		writeOpts: "o", writeLong: []string{"--output"}, loadOpts: "l", loadLong: []string{"--library"}, flags: "bcCfhiLrStTV"},
 	"unshare": {argOpts: "SGRwl", longArg: []string{"--propagation", "--setgroups", "--setuid", "--setgid", "--root",
 		"--wd", "--map-user", "--map-group", "--map-users", "--map-groups", "--load-interp", "--monotonic", "--boottime"},
-		privileged: true},
-	"nsenter": {argOpts: "tSG", longArg: []string{"--target", "--setuid", "--setgid", "--user-parent-ns"}, privileged: true},
-	"taskset": {positional: 1, noCmdOpts: "p", noCmdLong: []string{"--pid"}},
+		privileged: true, flags: "muinpUCTrcf", longFlags: []string{"--mount", "--uts", "--ipc", "--net", "--pid", "--user",
+			"--cgroup", "--time", "--fork", "--map-root-user", "--map-current-user", "--mount-proc", "--kill-child",
+			"--keep-caps", "--map-auto"}},
+	"nsenter": {argOpts: "tSG", longArg: []string{"--target", "--setuid", "--setgid", "--user-parent-ns"}, privileged: true,
+		flags: "muinpUCTrwaFZe", longFlags: []string{"--all", "--mount", "--uts", "--ipc", "--net", "--pid", "--user",
+			"--cgroup", "--time", "--root", "--wd", "--no-fork", "--preserve-credentials", "--follow-context", "--env"}},
+	"taskset": {positional: 1, noCmdOpts: "p", noCmdLong: []string{"--pid"}, flags: "ac",
+		longFlags: []string{"--all-tasks", "--cpu-list"}},
 	"chrt": {argOpts: "TPD", longArg: []string{"--sched-runtime", "--sched-period", "--sched-deadline"},
-		positional: 1, noCmdOpts: "pm", noCmdLong: []string{"--pid", "--max"}},
-	"prlimit": {argOpts: "op", longArg: []string{"--output", "--pid"}, noCmdOpts: "p", noCmdLong: []string{"--pid"}},
+		positional: 1, noCmdOpts: "pm", noCmdLong: []string{"--pid", "--max"}, flags: "abdfiorRev",
+		longFlags: []string{"--all-tasks", "--batch", "--deadline", "--fifo", "--idle", "--other", "--rr",
+			"--reset-on-fork", "--verbose"}},
+	"prlimit": {argOpts: "op", longArg: []string{"--output", "--pid"}, noCmdOpts: "p", noCmdLong: []string{"--pid"},
+		flags: "cdefilmnqrstuvxy", longFlags: []string{"--noheadings", "--raw", "--verbose", "--core", "--data", "--nice",
+			"--fsize", "--sigpending", "--memlock", "--rss", "--nofile", "--msgqueue", "--rtprio", "--stack", "--cpu",
+			"--nproc", "--as", "--locks", "--rttime"}},
 	"setpriv": {longArg: []string{"--ambient-caps", "--bounding-set", "--inh-caps", "--groups", "--ruid", "--euid",
 		"--rgid", "--egid", "--reuid", "--regid", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile",
 		"--landlock-access", "--landlock-rule", "--seccomp-filter"}, noCmdOpts: "d", noCmdLong: []string{"--dump"},
-		privileged: true},
-	"setarch": {lead: 1, noCmdLong: []string{"--list"}},
+		privileged: true, longFlags: []string{"--init-groups", "--keep-groups", "--clear-groups", "--reset-env",
+			"--no-new-privs", "--nnp"}},
+	"setarch": {lead: 1, noCmdLong: []string{"--list"}, flags: "vRFZLXBIST3", longFlags: []string{"--verbose",
+		"--addr-no-randomize", "--fdpic-funcptrs", "--mmap-page-zero", "--addr-compat-layout", "--read-implies-exec",
+		"--32bit", "--short-inode", "--whole-seconds", "--sticky-timeouts", "--3gb", "--4gb", "--uname-2.6"}},
 	"linux32": {},
 	"linux64": {},
 	"i386":    {},
@@ -76,18 +102,18 @@ var wrappers = map[string]*wrapSpec{
 	"x86_64":  {},
 	"uname26": {},
 	"fakeroot": {argOpts: "lisb", longArg: []string{"--lib", "--faked", "--fd-base"}, writeOpts: "s",
-		loadOpts: "l", loadLong: []string{"--lib", "--faked"}},
-	"valgrind":  {writeLong: []string{"--log-file", "--xml-file"}, progLong: []string{"--db-command"}},
-	"ssh-agent": {argOpts: "aEOPt", noCmdOpts: "k"},
+		loadOpts: "l", loadLong: []string{"--lib", "--faked"}, flags: "uhv", longFlags: []string{"--unknown-is-real"}},
+	"valgrind":  {writeLong: []string{"--log-file", "--xml-file"}, progLong: []string{"--db-command"}, flags: "qvd"},
+	"ssh-agent": {argOpts: "aEOPt", noCmdOpts: "k", flags: "csdD"},
 	"dbus-run-session": {longArg: []string{"--config-file", "--dbus-daemon"},
 		progLong: []string{"--dbus-daemon"}},
 	"dbus-launch": {longArg: []string{"--autolaunch", "--config-file"}},
-	"xvfb-run":    {argOpts: "efnpsw", writeOpts: "e"},
+	"xvfb-run":    {argOpts: "efnpsw", writeOpts: "e", flags: "al", longFlags: []string{"--auto-servernum", "--listen-tcp"}},
 	"catchsegv":   {},
 	"eatmydata":   {},
 	"nocache":     {},
-	"unbuffer":    {},
-	"chronic":     {},
+	"unbuffer":    {flags: "p"},
+	"chronic":     {flags: "ev"},
 }
 
 // wrapper reads `WRAPPER [options] [operands] CMD ARGS`.
@@ -218,12 +244,42 @@ func (a *analyzer) wrapper(ws []string, spec *wrapSpec, c *callCtx) {
 	if spec.privileged {
 		all := joinWords(ws)
 		a.an.entries = append(a.an.entries, entry{src: c.src, text: all, alt: altCands(ws, all),
-			needAllow: !c.denyOnly, words: ws, scanEnd: i, via: c.via})
+			needAllow: !c.denyOnly, words: ws, scanEnd: spec.scanEnd(ws, i), via: c.via})
 		a.inner(ws[i:], c, true)
 		return
 	}
-	a.level(ws, c, i)
+	a.level(ws, c, spec.scanEnd(ws, i))
 	a.inner(ws[i:], c, false)
+}
+
+// scanEnd: deny rules read a wrapper's words before its command as where a
+// command may start; when the command follows an option the spec does not
+// know, that option may take a value, so the "command" may be that value
+// and the real command come later: they read the command's words too.
+func (spec *wrapSpec) scanEnd(ws []string, cmdAt int) int {
+	if cmdAt < 2 || cmdAt >= len(ws) || !leavesArgs[baseName(ws[cmdAt])] {
+		return cmdAt
+	}
+	prev := ws[cmdAt-1]
+	switch {
+	case prev == "--" || len(prev) < 2 || prev[0] != '-':
+		return cmdAt
+	case strings.HasPrefix(prev, "--"):
+		name, _, hasVal := strings.Cut(prev, "=")
+		if hasVal || contains(spec.longFlags, name) || contains(spec.noCmdLong, name) {
+			return cmdAt
+		}
+		return len(ws)
+	}
+	for k := 1; k < len(prev); k++ {
+		switch o := prev[k]; {
+		case strings.IndexByte(spec.argOpts, o) >= 0:
+			return cmdAt // its value is the rest of the word
+		case strings.IndexByte(spec.flags, o) < 0:
+			return len(ws)
+		}
+	}
+	return cmdAt
 }
 
 // special handles commands that run code in a layout of their own, and the

@@ -44,6 +44,8 @@ var execForms = []string{
 	"frobnicate --x rm f", "frobnicate $X", "frob /usr/bin/rm f", "frob --exec=rm f", "frob RM f",
 	"parallel rm ::: a b", "ssh host 'rm f'", "ssh host rm f", "tmux new -d 'rm f'", "gdb -batch -ex '!rm f'",
 	"docker run --rm alpine rm f", "cp /bin/rm ./x", "ln -s /bin/rm x",
+	// an option the wrapper's spec does not know may take the "command" as its value
+	"nsenter -X echo rm f", "timeout --weird echo rm f", "xargs -Z grep rm",
 	// a shell, or what may be one, reading a here-document or a pipe
 	"sudo -s <<EOF\nrm f\nEOF", "sudo -i <<< 'rm f'", "echo 'rm f' | sudo -s", "su <<EOF\nrm f\nEOF",
 	"runuser root <<< 'rm f'", "ssh host <<EOF\nrm -rf f\nEOF", "docker exec -i c sh <<< 'rm f'",
@@ -103,7 +105,8 @@ func TestExecWrapperDenyDoesNotOverreach(t *testing.T) {
 		"awk '/rm/' f", "frob git status", "go test ./...", "go test -run 'TestA|TestB' ./...",
 		"python -m pytest -k 'not slow'", "ls -la && git status && go vet ./...", "ssh host ls",
 		"PS4='+ ' bash -xc ls", "git -c color.ui=never log", "git -c core.pager=cat log",
-		"python3 - <<EOF\nprint(1)\nEOF", "su root -c ls", "sudo ls",
+		"python3 - <<EOF\nprint(1)\nEOF", "su root -c ls", "sudo ls", "env -i echo rm f", "setsid -f echo rm",
+		"git ls-files -z | xargs -0 grep -l rm", "nice -n 5 echo rm", "strace -f echo rm",
 	} {
 		if d := p.Decide(cmdCall(c)); d.Action != Allow {
 			t.Errorf("%q: got %s (%s), want allow", c, d.Action, d.Reason)
