@@ -104,26 +104,26 @@
 // covered; -f on standard input as sed -f), --sandbox (none of it); `tar`
 // extraction (-x, `tar xf`: writes the members), -c/-r/-u with -f (writes the
 // archive), --remove-files, --to-command, -I, -F, --rsh-command,
-// --checkpoint-action=exec= (code); `unzip` unless listing; `less -o/-O`,
-// `less +!CMD` (code; other +commands but a line or a search: unknown); `man
-// -P/--pager/-H`; `vim/vi/nvim/ex/view -c/--cmd/+CMD` (":!CMD" is code, other
-// Ex commands but set/syntax/q are unknown; -S/-s/-u load scripts; -w/-W
-// write); `curl -o/-O/-D/-c/--trace...`, `wget` (writes unless -O -,
-// --use-askpass runs), `rg --pre`, `bat --pager`, `ag --pager`, `rsync -e`,
-// `ssh/scp/sftp -o ProxyCommand/LocalCommand/KnownHostsCommand`, `scp/sftp
-// -S`, `nc -e/-c`, `socat EXEC:/SYSTEM:` (and CREATE:/OPEN: write), `zip -TT`,
-// `openssl -out`, `gpg -o`, `yq -i`, `split --filter`, `diff3/sdiff
+// --rmt-command, --checkpoint-action=exec= (code); `unzip` unless listing;
+// `less -o/-O`, `less +!CMD` (code; other +commands but a line or a search:
+// unknown); `man -P/--pager/-H`; `vim/vi/nvim/ex/view -c/--cmd/+CMD` (":!CMD"
+// is code, other Ex commands but set/syntax/q are unknown; -S/-s/-u load
+// scripts; -w/-W write); `curl -o/-O/-D/-c/--trace...`, `wget` (writes unless
+// -O -, --use-askpass runs), `rg --pre`, `bat --pager`, `ag --pager`, `rsync
+// -e`, `ssh/scp/sftp -o ProxyCommand/LocalCommand/KnownHostsCommand`,
+// `scp/sftp -S`, `nc -e/-c`, `socat EXEC:/SYSTEM:` (and CREATE:/OPEN: write),
+// `zip -TT`, `openssl -out`, `gpg -o`, `yq -i`, `split --filter`, `diff3/sdiff
 // --diff-program`. Options that load code the policy cannot read are unknown:
 // `nm --plugin`, `openssl -engine/-provider/-config`, `prettier
 // --plugin/--config`, `eslint -c/--plugin/--rulesdir`, `pylint
-// --load-plugins/--init-hook`, `mypy --config-file`, `flake8 --config`, `curl
-// -K`, `ssh -F`, `nvim -l`; `ex` and `vim -e` read Ex commands from a
-// here-document. In a command with such options, a word known only at run time
-// where an option may stand counts as the one that does the most (`sort $X`
-// may be --compress-program; `git diff $X` may be --output). `go
-// build/test/vet/run -exec/-toolexec/-vettool PROG` run PROG, and so does `go
-// env -w GOFLAGS=... | CC=...` (planted for later go commands: never covered);
-// GOFLAGS set before a command is read as go flags.
+// --load-plugins/--init-hook`, `mypy --config-file`, `flake8 --config`,
+// `golangci-lint -c`, `curl -K`, `ssh -F`, `nvim -l`; `ex` and `vim -e` read
+// Ex commands from a here-document. In a command with such options, a word
+// known only at run time where an option may stand counts as the one that does
+// the most (`sort $X` may be --compress-program; `git diff $X` may be
+// --output). `go build/test/vet/run -exec/-toolexec/-vettool PROG` run PROG,
+// and so does `go env -w GOFLAGS=... | CC=...` (planted for later go commands:
+// never covered); GOFLAGS set before a command is read as go flags.
 //
 //   - An allow rule covers a line only if every simple command in it is
 //     covered. Words are compared with quotes removed and joined by one

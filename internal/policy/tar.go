@@ -11,7 +11,7 @@ import "strings"
 var tarOpts = newOptTable("b C f g:w H I:p K L N T:r V X:r F:c",
 	"blocking-factor directory file listed-incremental:w format use-compress-program:p starting-file "+
 		"tape-length newer after-date files-from:r label exclude-from:r info-script:c new-volume-script:c "+
-		"to-command:c rsh-command:p checkpoint-action index-file:w owner group mode mtime exclude transform "+
+		"to-command:c rsh-command:p rmt-command:p checkpoint-action index-file:w owner group mode mtime exclude transform "+
 		"xform strip-components suffix backup? occurrence? record-size hole-detection quoting-style "+
 		"exclude-tag exclude-tag-under exclude-tag-all newer-mtime one-top-level? atime-preserve?", false)
 
