@@ -59,17 +59,24 @@ type analyzer struct {
 // analyze reads a command line.
 func analyze(cmd string) *analysis {
 	a := &analyzer{an: &analysis{}}
-	seps := 0
+	seps, ticks := 0, 0 // about one simple command per separator, $( and `...`
 	for i := 0; i < len(cmd); i++ {
-		switch cmd[i] {
+		switch c := cmd[i]; c {
 		case 0, starByte, globByte:
 			a.an.parseErr = errControlByte
 			return a.an
-		case ';', '&', '|', '$', '`', '\n', '(':
+		case '&', '|':
+			if i+1 < len(cmd) && cmd[i+1] == c {
+				i++ // && and || separate once
+			}
 			seps++
+		case ';', '\n', '(':
+			seps++
+		case '`':
+			ticks++
 		}
 	}
-	a.an.entries = make([]entry, 0, 4+seps)
+	a.an.entries = make([]entry, 0, 4+seps+ticks/2)
 	a.parse(cmd, &callCtx{})
 	return a.an
 }
