@@ -155,7 +155,7 @@ var cmdVars = map[string]string{"PROMPT_COMMAND": "bash", "GIT_SSH_COMMAND": "gi
 	"PAGER": "pagers", "MANPAGER": "man", "SYSTEMD_PAGER": "systemd tools", "EDITOR": "editors", "VISUAL": "editors",
 	"FCEDIT": "fc", "BROWSER": "browsers", "LESSOPEN": "less", "LESSCLOSE": "less", "RSYNC_RSH": "rsync",
 	"RSYNC_CONNECT_PROG": "rsync", "CVS_RSH": "cvs", "CC": "build tools", "CXX": "build tools", "BAT_PAGER": "bat",
-	"DELTA_PAGER": "delta"}
+	"DELTA_PAGER": "delta", "GH_EDITOR": "gh", "GH_PAGER": "gh", "GH_BROWSER": "gh"}
 
 // optVars: variables that hold another command's options.
 var optVars = map[string]string{"LESS": "less", "MANOPT": "man", "TAR_OPTIONS": "tar", "GOFLAGS": "go build"}

@@ -73,11 +73,11 @@
 // GIT_PAGER, GIT_EDITOR, GIT_SEQUENCE_EDITOR, GIT_EXTERNAL_DIFF, GIT_ASKPASS,
 // GIT_PROXY_COMMAND, SSH_ASKPASS, SUDO_ASKPASS, PAGER, MANPAGER,
 // SYSTEMD_PAGER, EDITOR, VISUAL, FCEDIT, BROWSER, LESSOPEN, LESSCLOSE,
-// RSYNC_RSH, RSYNC_CONNECT_PROG, CVS_RSH, CC, CXX, BAT_PAGER, DELTA_PAGER);
-// LESS, MANOPT and TAR_OPTIONS are read as options of less, man and tar;
-// GIT_CONFIG_PARAMETERS and GIT_CONFIG_VALUE_n as text that may be code;
-// GOFLAGS as go flags. `enable -f` (a shared object) and `fc` without -l (the
-// history) run what the policy cannot read: unknown.
+// RSYNC_RSH, RSYNC_CONNECT_PROG, CVS_RSH, CC, CXX, BAT_PAGER, DELTA_PAGER,
+// GH_EDITOR, GH_PAGER, GH_BROWSER); LESS, MANOPT and TAR_OPTIONS are read as
+// options of less, man and tar; GIT_CONFIG_PARAMETERS and GIT_CONFIG_VALUE_n
+// as text that may be code; GOFLAGS as go flags. `enable -f` (a shared object)
+// and `fc` without -l (the history) run what the policy cannot read: unknown.
 //
 // The writing and executing forms of read-looking commands are found from
 // per-command option knowledge (GNU getopt order and abbreviations; an
@@ -123,7 +123,10 @@
 // the most (`sort $X` may be --compress-program; `git diff $X` may be
 // --output). `go build/test/vet/run -exec/-toolexec/-vettool PROG` run PROG,
 // and so does `go env -w GOFLAGS=... | CC=...` (planted for later go commands:
-// never covered); GOFLAGS set before a command is read as go flags.
+// never covered); GOFLAGS set before a command is read as go flags. `gh alias
+// set N '!CMD'` (or --shell) and `gh config set editor|pager|browser CMD`
+// plant code (never covered; deny rules read it); a gh extension or alias is
+// read as an unknown command.
 //
 //   - An allow rule covers a line only if every simple command in it is
 //     covered. Words are compared with quotes removed and joined by one

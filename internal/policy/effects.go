@@ -82,6 +82,8 @@ func (a *analyzer) effects(base string, ws []string, c *callCtx, idx int) {
 		a.awk(ws, c, base)
 	case "git":
 		a.git(ws, c, idx)
+	case "gh":
+		a.gh(ws, c, idx)
 	case "tar", "gtar", "bsdtar":
 		a.tar(ws, c)
 	case "go":

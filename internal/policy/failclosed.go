@@ -29,7 +29,7 @@ var leavesArgs = wordSet(`echo printf cat tac nl head tail wc cut paste join tr 
 	let lsof pgrep pkill env command tput clear stty find trap alias mapfile readarray complete compgen bind hash enable fc
 	jobs scp sftp nc ncat netcat rsync zip socat openssl gpg gpg2 vi vim nvim view ex vimdiff gvim rvim rview
 	nview ag go gofmt goimports golint staticcheck golangci-lint revive prettier eslint tsc black isort ruff mypy pylint
-	flake8 clang-format rustfmt shellcheck shfmt`)
+	flake8 clang-format rustfmt shellcheck shfmt gh`)
 
 // wordSet builds a set from white-space-separated words.
 func wordSet(s string) map[string]bool {

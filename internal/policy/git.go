@@ -259,3 +259,48 @@ func (a *analyzer) gitConfigCmd(args []string, c *callCtx) {
 	}
 	a.gitConfig(key+"="+val, in, "git config")
 }
+
+// ghKnown: gh's own commands; any other is an extension or an alias.
+var ghKnown = wordSet(`auth browse gist issue org pr project release repo cache run workflow alias api attestation
+	completion config extension ext gpg-key label ruleset search secret ssh-key status variable help version`)
+
+// gh: `gh alias set NAME '!cmd'` (or --shell) and `gh config set
+// editor|pager|browser CMD` plant commands later gh commands run; an
+// extension or alias (a subcommand gh does not know) and `gh extension
+// exec` may run anything.
+func (a *analyzer) gh(ws []string, c *callCtx, idx int) {
+	if len(ws) < 2 || strings.HasPrefix(ws[1], "-") {
+		return
+	}
+	sub := ws[1]
+	if hasHole(sub) {
+		a.unknown(c.src, "gh runs a subcommand only known when it runs (an alias or extension can run anything)")
+		return
+	}
+	var ops []string
+	shell := false
+	for _, w := range ws[2:] {
+		switch {
+		case w == "--shell" || w == "-s":
+			shell = true
+		case !strings.HasPrefix(w, "-"):
+			ops = append(ops, w)
+		}
+	}
+	in := &callCtx{st: c.st, src: c.src, depth: c.depth, denyOnly: true, via: c.via}
+	switch {
+	case sub == "alias" && len(ops) >= 3 && ops[0] == "set":
+		if exp := ops[2]; shell || strings.HasPrefix(exp, "!") {
+			a.an.blockers = append(a.an.blockers, quote(c.src)+" plants a shell alias that later gh commands run")
+			a.codeVia(strings.TrimPrefix(exp, "!"), in, "gh alias set")
+		}
+	case sub == "alias" && len(ops) >= 1 && ops[0] == "import":
+		a.an.blockers = append(a.an.blockers, quote(c.src)+" imports aliases, which can run commands")
+	case sub == "config" && len(ops) >= 3 && ops[0] == "set" && (ops[1] == "editor" || ops[1] == "pager" || ops[1] == "browser"):
+		a.an.blockers = append(a.an.blockers, quote(c.src)+" sets gh's "+ops[1]+", a command later gh commands run")
+		a.progVia(ops[2], in, "gh config "+ops[1])
+	case (sub == "extension" || sub == "ext") && len(ops) >= 1 && ops[0] == "exec", !ghKnown[sub]:
+		a.an.entries[idx].scanEnd = len(ws)
+		a.argsAsCode(ws[1:], c)
+	}
+}

@@ -268,7 +268,7 @@ func dangerousVar(name string) bool {
 		"PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
 		"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "GOFLAGS", "CC", "CXX", "LESSOPEN", "LESSCLOSE", "TAR_OPTIONS",
 		"LESS", "MANOPT", "PS0", "PS1", "PS2", "PS3", "SUDO_ASKPASS", "SYSTEMD_PAGER", "FCEDIT", "BROWSER",
-		"RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "BAT_PAGER", "DELTA_PAGER":
+		"RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "BAT_PAGER", "DELTA_PAGER", "GH_EDITOR", "GH_PAGER", "GH_BROWSER":
 		return true
 	}
 	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||

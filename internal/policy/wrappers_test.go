@@ -46,6 +46,8 @@ var execForms = []string{
 	"docker run --rm alpine rm f", "cp /bin/rm ./x", "ln -s /bin/rm x",
 	// an option the wrapper's spec does not know may take the "command" as its value
 	"nsenter -X echo rm f", "timeout --weird echo rm f", "xargs -Z grep rm",
+	// gh: aliases and extensions
+	"gh alias set x '!rm f'", "gh frob rm f", "GH_PAGER='rm f' gh pr list",
 	// a shell, or what may be one, reading a here-document or a pipe
 	"sudo -s <<EOF\nrm f\nEOF", "sudo -i <<< 'rm f'", "echo 'rm f' | sudo -s", "su <<EOF\nrm f\nEOF",
 	"runuser root <<< 'rm f'", "ssh host <<EOF\nrm -rf f\nEOF", "docker exec -i c sh <<< 'rm f'",
@@ -107,6 +109,7 @@ func TestExecWrapperDenyDoesNotOverreach(t *testing.T) {
 		"PS4='+ ' bash -xc ls", "git -c color.ui=never log", "git -c core.pager=cat log",
 		"python3 - <<EOF\nprint(1)\nEOF", "su root -c ls", "sudo ls", "env -i echo rm f", "setsid -f echo rm",
 		"git ls-files -z | xargs -0 grep -l rm", "nice -n 5 echo rm", "strace -f echo rm",
+		"gh pr create --title x --body \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", "gh pr list",
 	} {
 		if d := p.Decide(cmdCall(c)); d.Action != Allow {
 			t.Errorf("%q: got %s (%s), want allow", c, d.Action, d.Reason)
