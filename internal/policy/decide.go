@@ -216,6 +216,15 @@ func quote(s string) string {
 	return "`" + s + "`"
 }
 
+// whereVia is where for an entry, saying what runs it if another command
+// does: "`touch x` (run by sed's e command, in `sed '1e touch x' f`)".
+func whereVia(e entry, whole string) string {
+	if e.via == "" {
+		return where(e.src, whole)
+	}
+	return quote(e.src) + " (run by " + e.via + ", in " + quote(whole) + ")"
+}
+
 // where: "`rm -rf x` (in `ls; rm -rf x`)" or just "`rm -rf x`".
 func where(part, whole string) string {
 	if strings.TrimSpace(part) == strings.TrimSpace(whole) {
@@ -324,22 +333,30 @@ func (p *Policy) denyCommand(cmd string, an *analysis) (Decision, bool) {
 				continue
 			}
 			if e.unknown != "" {
-				return deny(r, "%s may run any command: %s", where(e.src, cmd), e.unknown)
+				return deny(r, "%s may run any command: %s", whereVia(e, cmd), e.unknown)
 			}
 			if r.cmd.line {
 				continue
 			}
 			if r.cmd.matchAny(e.text) {
-				return deny(r, "%s", where(e.src, cmd))
+				return deny(r, "%s", whereVia(e, cmd))
 			}
 			for _, cand := range e.alt {
 				if r.cmd.matchAny(cand) {
-					return deny(r, "%s", where(e.src, cmd))
+					return deny(r, "%s", whereVia(e, cmd))
+				}
+			}
+			if e.scanEnd > 1 {
+				if cand, ok := r.cmd.scanMatch(e.words, e.text, e.scanEnd); ok {
+					return deny(r, "%s may run %s: the policy cannot tell that %s leaves its arguments unexecuted",
+						whereVia(e, cmd), quote(printable(cand)), baseName(e.words[0]))
 				}
 			}
 		}
-		if d, ok := names(pathRules, e.reads, e.src); ok {
-			return d, ok
+		if len(e.words) > 1 {
+			if d, ok := names(pathRules, e.words[1:], e.src); ok {
+				return d, ok
+			}
 		}
 		if d, ok := names(writeRules, e.writes, e.src); ok {
 			return d, ok
@@ -423,13 +440,17 @@ func (p *Policy) allowCommand(cmd string, an *analysis) (rules []string, why str
 	}
 	if len(an.writes) > 0 {
 		w := an.writes[0]
+		if w.why != "" {
+			return nil, fmt.Sprintf("%s writes %s (%s): a write to a file is never covered by a command allow rule",
+				where(w.src, cmd), printable(w.target), w.why)
+		}
 		return nil, fmt.Sprintf("%s writes %s: a redirection to a file is never covered by a command allow rule",
 			where(w.src, cmd), printable(w.target))
 	}
 	used := make([]bool, len(p.Allow))
 	for _, e := range an.entries {
 		if e.unknown != "" {
-			return nil, fmt.Sprintf("%s cannot be vouched for: %s", where(e.src, cmd), e.unknown)
+			return nil, fmt.Sprintf("%s cannot be vouched for: %s", whereVia(e, cmd), e.unknown)
 		}
 		if !e.needAllow {
 			continue
@@ -442,7 +463,7 @@ func (p *Policy) allowCommand(cmd string, an *analysis) (rules []string, why str
 			}
 		}
 		if !found {
-			return nil, fmt.Sprintf("%s matches no allow rule", where(e.src, cmd))
+			return nil, fmt.Sprintf("%s matches no allow rule", whereVia(e, cmd))
 		}
 	}
 	for i, u := range used {

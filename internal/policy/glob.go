@@ -47,6 +47,9 @@ type cmdPattern struct {
 	// line: the pattern holds shell operators (`curl * | bash`), so it
 	// describes a whole command line, never one simple command.
 	line bool
+	// name: the literal first word (the command it names), "" if that
+	// holds a star.
+	name string
 }
 
 func compileCmdPattern(s string) cmdPattern {
@@ -71,6 +74,7 @@ func compileCmdPattern(s string) cmdPattern {
 		b = append(b, c)
 	}
 	cp := cmdPattern{p: string(b), line: strings.ContainsAny(s, "|;&<>`") || strings.Contains(s, "$(")}
+	cp.name = firstWord(cp.p)
 	if n := len(b); n >= 2 && b[n-1] == starByte && b[n-2] == ' ' {
 		cp.bare = string(b[:n-2])
 	}

@@ -25,14 +25,20 @@ type entry struct {
 	needAllow bool     // must match an allow rule for the line to be auto-allowed
 	alt       []string // more candidates for deny rules (/bin/rm -> rm, RM -> rm)
 	unknown   string   // non-empty: what it runs is only known at run time (why)
-	reads     []string // words that may name files it reads
 	writes    []string // words that may name files it writes
+	// words: the command's words; words[1:] may name files it reads. Deny
+	// rules also read words[1:scanEnd] as where another command may start
+	// (the command is not known to leave its arguments unexecuted).
+	words   []string
+	scanEnd int
+	via     string // how the command runs when another one runs it ("sed's e command")
 }
 
 // redir is a file a redirection (or an option like find -fprint) writes or reads.
 type redir struct {
 	target string // the word, with holes
 	src    string
+	why    string // for an option that writes: what it is ("sort -o writes its output to the file")
 }
 
 type analysis struct {
@@ -45,23 +51,33 @@ type analysis struct {
 
 type analyzer struct {
 	an *analysis
+	// loose: reading a word that only may be shell code (an argument of an
+	// unknown command): entries are kept for deny rules, nothing else.
+	loose bool
 }
 
 // analyze reads a command line.
 func analyze(cmd string) *analysis {
 	a := &analyzer{an: &analysis{}}
-	seps := 0
+	seps, ticks := 0, 0 // about one simple command per separator, $( and `...`
 	for i := 0; i < len(cmd); i++ {
-		switch cmd[i] {
+		switch c := cmd[i]; c {
 		case 0, starByte, globByte:
 			a.an.parseErr = errControlByte
 			return a.an
-		case ';', '&', '|', '$', '`', '\n', '(':
+		case '&', '|':
+			if i+1 < len(cmd) && cmd[i+1] == c {
+				i++ // && and || separate once
+			}
 			seps++
+		case ';', '\n', '(':
+			seps++
+		case '`':
+			ticks++
 		}
 	}
-	a.an.entries = make([]entry, 0, 4+seps)
-	a.parse(cmd, 0, false)
+	a.an.entries = make([]entry, 0, 4+seps+ticks/2)
+	a.parse(cmd, &callCtx{})
 	return a.an
 }
 
@@ -75,7 +91,9 @@ func (a *analyzer) unknown(src, why string) {
 	a.an.entries = append(a.an.entries, entry{src: src, unknown: why})
 }
 
-func (a *analyzer) parse(src string, depth int, denyOnly bool) {
+// parse reads shell code; c gives the depth, denyOnly and via of what runs it.
+func (a *analyzer) parse(src string, c *callCtx) {
+	depth, denyOnly := c.depth, c.denyOnly
 	if depth > maxDepth {
 		a.unknown(src, "shell strings nested too deeply to read")
 		return
@@ -102,11 +120,14 @@ func (a *analyzer) parse(src string, depth int, denyOnly bool) {
 				for i, w := range call.Args {
 					words[i] = wordText(w)
 				}
-				a.simple(words, &callCtx{st: n, src: snippet(src, call), depth: depth, denyOnly: denyOnly})
+				a.simple(words, &callCtx{st: n, src: snippet(src, call), depth: depth, denyOnly: denyOnly, via: c.via})
 			}
 		case *syntax.Assign:
 			if n.Name != nil && dangerousVar(n.Name.Value) {
 				a.an.blockers = append(a.an.blockers, "it sets "+n.Name.Value+", which changes what later commands run")
+			}
+			if n.Name != nil && n.Value != nil {
+				a.assignment(n.Name.Value, wordText(n.Value), &callCtx{src: snippet(src, n), depth: depth, denyOnly: denyOnly, via: c.via})
 			}
 			if n.Index != nil && arithUsesValues(n.Index) {
 				a.unknown(snippet(src, n), "array subscripts are evaluated as arithmetic and can run commands")
@@ -149,7 +170,8 @@ type callCtx struct {
 	st       *syntax.Stmt
 	src      string
 	depth    int
-	denyOnly bool // the command runs under a wrapper an allow rule already has to cover (sudo)
+	denyOnly bool   // the command runs under a wrapper an allow rule already has to cover (sudo)
+	via      string // what runs this code, for reasons ("sed's e command")
 }
 
 func snippet(src string, n syntax.Node) string {
@@ -244,7 +266,9 @@ func dangerousVar(name string) bool {
 	case "PATH", "BASH_ENV", "ENV", "IFS", "PS4", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "CDPATH",
 		"PAGER", "MANPAGER", "EDITOR", "VISUAL", "SSH_ASKPASS", "NODE_OPTIONS", "PYTHONSTARTUP",
 		"PYTHONPATH", "PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
-		"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "GOFLAGS", "CC", "CXX", "LESSOPEN", "LESSCLOSE", "TAR_OPTIONS":
+		"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "GOFLAGS", "CC", "CXX", "LESSOPEN", "LESSCLOSE", "TAR_OPTIONS",
+		"LESS", "MANOPT", "PS0", "PS1", "PS2", "PS3", "SUDO_ASKPASS", "SYSTEMD_PAGER", "FCEDIT", "BROWSER",
+		"RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "BAT_PAGER", "DELTA_PAGER", "GH_EDITOR", "GH_PAGER", "GH_BROWSER":
 		return true
 	}
 	return strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||

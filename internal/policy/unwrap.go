@@ -9,40 +9,15 @@ import (
 // Commands that run another command given as their arguments (env rm x,
 // sudo rm x, xargs rm), as a shell string (bash -c, eval, su -c, watch,
 // trap) or as find actions (-exec, -delete). The inner command is what an
-// allow rule has to cover; deny rules see every level.
+// allow rule has to cover; deny rules see every level. The wrappers' option
+// layouts are in wrappers.go, builtins that change what a name runs in
+// builtins.go, what read-looking commands write or run in effects.go.
 
-// wrapSpec describes how a wrapper's options are laid out.
-type wrapSpec struct {
-	argOpts    string   // short options that take a value ("n" for nice -n 5)
-	longArg    []string // long options that take a separate value
-	positional int      // operands before the command (timeout DURATION)
-	assigns    bool     // NAME=VALUE words before the command (env, sudo)
-	noCmdOpts  string   // short options after which nothing runs (command -v)
-	writeOpts  string   // short options whose value is a file written (time -o)
-	splitOpts  string   // short options whose value is a command line (env -S)
-	privileged bool     // runs the command with other rights: an allow rule must name the wrapper
-}
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true,
+	"mksh": true, "yash": true, "posh": true, "rbash": true}
 
-var wrappers = map[string]*wrapSpec{
-	"env":     {argOpts: "uCS", longArg: []string{"--unset", "--chdir", "--split-string"}, assigns: true, splitOpts: "S"},
-	"nohup":   {},
-	"time":    {argOpts: "fo", longArg: []string{"--format", "--output"}, writeOpts: "o"},
-	"nice":    {argOpts: "n", longArg: []string{"--adjustment"}},
-	"ionice":  {argOpts: "cnpPu", longArg: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
-	"timeout": {argOpts: "sk", longArg: []string{"--signal", "--kill-after"}, positional: 1},
-	"stdbuf":  {argOpts: "ioe", longArg: []string{"--input", "--output", "--error"}},
-	"setsid":  {},
-	"command": {noCmdOpts: "vV"},
-	"builtin": {},
-	"exec":    {argOpts: "a"},
-	"sudo": {argOpts: "ugCDhprtUT", longArg: []string{"--user", "--group", "--chdir", "--host", "--prompt",
-		"--role", "--type", "--other-user", "--close-from", "--command-timeout"},
-		assigns: true, noCmdOpts: "lveVK", privileged: true},
-	"doas":   {argOpts: "uC", noCmdOpts: "L", privileged: true},
-	"chroot": {longArg: []string{"--userspec", "--groups"}, positional: 1, privileged: true},
-}
-
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true}
+// foreignShells take -c code in a syntax that is not bash's.
+var foreignShells = map[string]bool{"fish": true, "csh": true, "tcsh": true, "nu": true, "elvish": true, "xonsh": true}
 
 // neutral builtins change nothing outside the shell: a line mixing them with
 // allowed commands is still allowed (deny rules still see them).
@@ -101,36 +76,32 @@ func (a *analyzer) simple(ws []string, c *callCtx) {
 		return
 	}
 	base := baseName(ws[0])
+	if spec := wrappers[base]; spec != nil {
+		a.wrapper(ws, spec, c)
+		return
+	}
 	switch {
-	case wrappers[base] != nil:
-		a.wrapper(ws, wrappers[base], c)
 	case shells[base]:
 		a.shell(ws, c)
+	case foreignShells[base]:
+		a.foreignShell(ws, c)
 	case base == "xargs":
 		a.xargs(ws, c)
 	case base == "find":
 		a.find(ws, c)
+	case base == "fd" || base == "fdfind":
+		a.fd(ws, c)
 	case base == "eval" || base == "watch" || base == "su":
 		a.stringRunner(ws, base, c)
 	case base == "source" || base == ".":
 		a.source(ws, c)
+	case a.special(ws, base, c):
 	case nameTakers[base]:
 		if w, bad := namesCode(base, ws); bad {
 			a.unknown(c.src, base+" evaluates the array subscript in "+printable(w)+", which can run commands")
 			return
 		}
 		a.plain(ws, c)
-	case base == "trap" || base == "alias":
-		a.plain(ws, c)
-		for i, w := range ws[1:] {
-			code := w
-			if base == "alias" {
-				_, code, _ = strings.Cut(w, "=")
-			} else if i > 0 || strings.HasPrefix(w, "-") {
-				break
-			}
-			a.code(code, c)
-		}
 	default:
 		a.plain(ws, c)
 	}
@@ -182,7 +153,7 @@ func (a *analyzer) source(ws []string, c *callCtx) {
 			a.unknown(c.src, "it runs a file only known when it runs")
 			return
 		case stdinFiles[ws[1]]:
-			a.level(ws, c)
+			a.level(ws, c, 0)
 			a.stdinScript(ws, c)
 			return
 		}
@@ -190,9 +161,14 @@ func (a *analyzer) source(ws []string, c *callCtx) {
 	a.plain(ws, c)
 }
 
+// plain records a command that runs no other command the policy knows of:
+// what it does with its arguments is its own business, except for the
+// options of read-looking commands that write files or run commands
+// (effects.go), and, for a command not known to leave its arguments
+// unexecuted, any later word that may be a command (failclosed.go).
 func (a *analyzer) plain(ws []string, c *callCtx) {
 	all := joinWords(ws)
-	e := entry{src: c.src, text: all, alt: altCands(ws, all), reads: ws[1:],
+	e := entry{src: c.src, text: all, alt: altCands(ws, all), words: ws, via: c.via,
 		needAllow: !c.denyOnly && !neutral[ws[0]]}
 	base := baseName(ws[0])
 	if writers[base] {
@@ -205,119 +181,64 @@ func (a *analyzer) plain(ws []string, c *callCtx) {
 			}
 		}
 	}
+	mayRun := !a.loose && !leavesArgs[base]
+	if mayRun {
+		e.scanEnd = len(ws)
+	}
+	idx := len(a.an.entries)
 	a.an.entries = append(a.an.entries, e)
+	if mayRun {
+		a.argsAsCode(ws, c)
+		a.heredocAsCode(base, c)
+	}
+	a.effects(base, ws, c, idx)
 }
 
-// level records a wrapper itself, for deny rules only (`nohup *`).
-func (a *analyzer) level(ws []string, c *callCtx) {
-	a.an.entries = append(a.an.entries, entry{src: c.src, text: joinWords(ws), alt: altCands(ws, joinWords(ws)), reads: ws[1:]})
+// level records a wrapper itself, for deny rules only (`nohup *`); deny
+// rules also read its words before the inner command, at cmdAt, as where a
+// command may start (a value the wrapper takes that the policy misreads).
+func (a *analyzer) level(ws []string, c *callCtx, cmdAt int) {
+	all := joinWords(ws)
+	a.an.entries = append(a.an.entries, entry{src: c.src, text: all, alt: altCands(ws, all),
+		words: ws, scanEnd: cmdAt, via: c.via})
 }
 
 // code reads a string the command will run as shell code.
 func (a *analyzer) code(s string, c *callCtx) {
+	a.codeVia(s, c, c.via)
+}
+
+// progVia reads s as a command line run with more arguments appended (git
+// runs core.pager as `sh -c 'PAGER "$@"'`): its last command gets a word
+// only known at run time.
+func (a *analyzer) progVia(s string, c *callCtx, via string) {
+	start := len(a.an.entries)
+	a.codeVia(s+` "$@"`, c, via)
+	for i := start; i < len(a.an.entries); i++ {
+		a.an.entries[i].src = strings.TrimSuffix(a.an.entries[i].src, ` "$@"`)
+	}
+}
+
+// codeVia is code with a reason for what runs it ("sed's e command").
+func (a *analyzer) codeVia(s string, c *callCtx, via string) {
 	if hasHole(s) {
-		a.unknown(c.src, "it runs shell code that is only known when it runs")
+		why := "it runs shell code that is only known when it runs"
+		if via != "" {
+			why = via + " runs shell code that is only known when it runs"
+		}
+		a.unknown(c.src, why)
 		return
 	}
-	a.parse(s, c.depth+1, c.denyOnly)
+	a.parse(s, &callCtx{depth: c.depth + 1, denyOnly: c.denyOnly, via: via})
 }
 
 func (a *analyzer) inner(ws []string, c *callCtx, denyOnly bool) {
-	a.simple(ws, &callCtx{st: c.st, src: c.src, depth: c.depth + 1, denyOnly: c.denyOnly || denyOnly})
+	a.simple(ws, &callCtx{st: c.st, src: c.src, depth: c.depth + 1, denyOnly: c.denyOnly || denyOnly, via: c.via})
 }
 
-func (a *analyzer) wrapper(ws []string, spec *wrapSpec, c *callCtx) {
-	i := 1
-	hidden := func() {
-		a.unknown(c.src, "a value only known when it runs decides which command "+baseName(ws[0])+" starts")
-	}
-	for i < len(ws) {
-		w := ws[i]
-		if hasHole(w) {
-			hidden()
-			return
-		}
-		if w == "--" {
-			i++
-			break
-		}
-		if strings.HasPrefix(w, "--") {
-			name, val, hasVal := strings.Cut(w, "=")
-			if name == "--split-string" && spec.splitOpts != "" {
-				if !hasVal && i+1 < len(ws) {
-					val = ws[i+1]
-					i++
-				}
-				a.level(ws, c)
-				a.code(val+" "+joinWords(ws[i+1:]), c)
-				return
-			}
-			i++
-			if !hasVal && contains(spec.longArg, name) {
-				i++
-			}
-			continue
-		}
-		if len(w) > 1 && w[0] == '-' {
-			i++
-			for k := 1; k < len(w); k++ {
-				o := w[k]
-				if strings.IndexByte(spec.noCmdOpts, o) >= 0 {
-					a.plain(ws, c)
-					return
-				}
-				if strings.IndexByte(spec.argOpts, o) < 0 {
-					continue
-				}
-				val := w[k+1:]
-				if val == "" && i < len(ws) {
-					val = ws[i]
-					if hasHole(val) {
-						hidden()
-						return
-					}
-					i++
-				}
-				if strings.IndexByte(spec.splitOpts, o) >= 0 {
-					a.level(ws, c)
-					a.code(val+" "+joinWords(ws[i:]), c)
-					return
-				}
-				if strings.IndexByte(spec.writeOpts, o) >= 0 {
-					a.an.writes = append(a.an.writes, redir{target: val, src: c.src})
-				}
-				break
-			}
-			continue
-		}
-		if spec.assigns && isAssignment(w) {
-			if name, _, _ := strings.Cut(w, "="); dangerousVar(name) {
-				a.an.blockers = append(a.an.blockers, "it sets "+name+", which changes what the command runs")
-			}
-			i++
-			continue
-		}
-		break
-	}
-	for n := 0; n < spec.positional && i < len(ws); n++ {
-		if hasHole(ws[i]) {
-			hidden()
-			return
-		}
-		i++
-	}
-	if i >= len(ws) {
-		a.plain(ws, c)
-		return
-	}
-	if spec.privileged {
-		a.an.entries = append(a.an.entries, entry{src: c.src, text: joinWords(ws), alt: altCands(ws, joinWords(ws)),
-			reads: ws[1:], needAllow: !c.denyOnly})
-		a.inner(ws[i:], c, true)
-		return
-	}
-	a.level(ws, c)
-	a.inner(ws[i:], c, false)
+// innerVia is inner with a reason for what runs it.
+func (a *analyzer) innerVia(ws []string, c *callCtx, via string) {
+	a.simple(ws, &callCtx{st: c.st, src: c.src, depth: c.depth + 1, denyOnly: c.denyOnly, via: via})
 }
 
 func contains(ss []string, s string) bool {
@@ -378,15 +299,33 @@ func (a *analyzer) shell(ws []string, c *callCtx) {
 	}
 	switch {
 	case cflag && i < len(ws):
-		a.level(ws, c)
+		a.level(ws, c, 0)
 		a.code(ws[i], c)
 	case i < len(ws) && stdinFiles[ws[i]]:
-		a.level(ws, c)
+		a.level(ws, c, 0)
 		a.stdinScript(ws, c)
 	case i < len(ws) || cflag:
 		a.plain(ws, c) // runs a script file
 	default:
-		a.level(ws, c)
+		a.level(ws, c, 0)
+		a.stdinScript(ws, c)
+	}
+}
+
+// foreignShell: fish, csh... -c CODE. Their syntax is not bash's: deny
+// rules read the code as far as it reads as bash; no allow rule covers it.
+func (a *analyzer) foreignShell(ws []string, c *callCtx) {
+	a.level(ws, c, len(ws))
+	a.an.blockers = append(a.an.blockers, quote(c.src)+" runs "+baseName(ws[0])+" code, which the policy cannot read")
+	for i, w := range ws[1:] {
+		if w == "-c" || w == "--command" {
+			if i+2 < len(ws) {
+				a.looseCode(ws[i+2], c, baseName(ws[0])+" "+w)
+			}
+			return
+		}
+	}
+	if len(ws) == 1 || strings.HasPrefix(ws[1], "-") {
 		a.stdinScript(ws, c)
 	}
 }
@@ -428,12 +367,15 @@ func wordTextRaw(w *syntax.Word) string {
 	return b.String()
 }
 
-var xargsSpec = &wrapSpec{argOpts: "ILnPsdEa", longArg: []string{"--arg-file", "--delimiter", "--max-lines",
-	"--max-args", "--max-procs", "--max-chars", "--process-slot-var"}}
+var xargsSpec = &wrapSpec{argOpts: "ILnPsdEai", longArg: []string{"--arg-file", "--delimiter", "--max-lines",
+	"--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--replace", "--eof"}, flags: "0rtpxo",
+	longFlags: []string{"--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit", "--open-tty", "--show-limits"}}
 
-// xargs CMD ARGS runs CMD ARGS with more arguments read from standard input.
+// xargs CMD ARGS runs CMD ARGS with more arguments read from standard input;
+// with -I R (or -i, --replace) R in the command is replaced by input.
 func (a *analyzer) xargs(ws []string, c *callCtx) {
 	i := 1
+	var repl []string
 	for i < len(ws) {
 		w := ws[i]
 		if hasHole(w) {
@@ -445,8 +387,15 @@ func (a *analyzer) xargs(ws []string, c *callCtx) {
 			break
 		}
 		if strings.HasPrefix(w, "--") {
-			name, _, hasVal := strings.Cut(w, "=")
+			name, val, hasVal := strings.Cut(w, "=")
 			i++
+			if name == "--replace" {
+				if !hasVal {
+					val = "{}"
+				}
+				repl = append(repl, val)
+				continue
+			}
 			if !hasVal && contains(xargsSpec.longArg, name) {
 				i++
 			}
@@ -454,19 +403,47 @@ func (a *analyzer) xargs(ws []string, c *callCtx) {
 		}
 		if len(w) > 1 && w[0] == '-' {
 			i++
-			if k := strings.IndexAny(w[1:], xargsSpec.argOpts); k >= 0 && k+2 == len(w) {
-				i++
+			for k := 1; k < len(w); k++ {
+				o := w[k]
+				if o == 'i' { // -i[R]: optional, attached
+					r := w[k+1:]
+					if r == "" {
+						r = "{}"
+					}
+					repl = append(repl, r)
+					break
+				}
+				if strings.IndexByte(xargsSpec.argOpts, o) < 0 {
+					continue
+				}
+				val := w[k+1:]
+				if val == "" && i < len(ws) {
+					val = ws[i]
+					i++
+				}
+				if o == 'I' {
+					repl = append(repl, val)
+				}
+				break
 			}
 			continue
 		}
 		break
 	}
-	a.level(ws, c)
+	a.level(ws, c, xargsSpec.scanEnd(ws, i))
 	inner := []string{"echo"}
 	if i < len(ws) {
-		inner = ws[i:]
+		inner = append([]string(nil), ws[i:]...)
 	}
-	inner = append(append([]string(nil), inner...), string(rune(dynByte)))
+	for k, w := range inner {
+		for _, r := range repl {
+			if r != "" && strings.Contains(w, r) {
+				inner[k] = strings.ReplaceAll(w, r, string(rune(dynByte)))
+				w = inner[k]
+			}
+		}
+	}
+	inner = append(inner, string(rune(dynByte)))
 	a.inner(inner, c, false)
 }
 
@@ -509,9 +486,33 @@ func (a *analyzer) find(ws []string, c *callCtx) {
 				needAllow: !c.denyOnly, writes: ws[1:]})
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(ws) {
-				a.an.writes = append(a.an.writes, redir{target: ws[i+1], src: c.src})
+				a.write(ws[i+1], c, "find "+ws[i]+" writes its output to the file")
 				i++
 			}
+		}
+	}
+}
+
+// fd -x/--exec CMD... [;] and -X/--exec-batch: like find -exec.
+func (a *analyzer) fd(ws []string, c *callCtx) {
+	a.plain(ws, c)
+	for i := 1; i < len(ws); i++ {
+		switch ws[i] {
+		case "-x", "--exec", "-X", "--exec-batch":
+			j := i + 1
+			for j < len(ws) && ws[j] != ";" {
+				j++
+			}
+			inner := make([]string, 0, j-i)
+			for _, w := range ws[i+1 : j] {
+				if strings.HasPrefix(w, "{") && strings.HasSuffix(w, "}") {
+					w = string(rune(dynByte))
+				}
+				inner = append(inner, w)
+			}
+			inner = append(inner, string(rune(dynByte)))
+			a.inner(inner, c, false)
+			i = j
 		}
 	}
 }
@@ -520,7 +521,7 @@ func (a *analyzer) find(ws []string, c *callCtx) {
 func (a *analyzer) stringRunner(ws []string, base string, c *callCtx) {
 	switch base {
 	case "eval":
-		a.level(ws, c)
+		a.level(ws, c, 0)
 		a.code(joinWords(ws[1:]), c)
 	case "watch":
 		i := 1
@@ -530,21 +531,23 @@ func (a *analyzer) stringRunner(ws []string, base string, c *callCtx) {
 			}
 			i++
 		}
-		a.level(ws, c)
+		a.level(ws, c, i)
 		if i < len(ws) {
 			a.code(joinWords(ws[i:]), c)
 		}
 	case "su":
 		for i := 1; i < len(ws); i++ {
-			if ws[i] == "-c" || ws[i] == "--command" {
+			if ws[i] == "-c" || ws[i] == "--command" || ws[i] == "--session-command" {
 				if i+1 < len(ws) {
-					a.an.entries = append(a.an.entries, entry{src: c.src, text: joinWords(ws), alt: altCands(ws, joinWords(ws)),
-						needAllow: !c.denyOnly})
-					a.code(ws[i+1], &callCtx{st: c.st, src: c.src, depth: c.depth, denyOnly: true})
+					all := joinWords(ws)
+					a.an.entries = append(a.an.entries, entry{src: c.src, text: all, alt: altCands(ws, all),
+						needAllow: !c.denyOnly, words: ws, scanEnd: i})
+					a.code(ws[i+1], &callCtx{st: c.st, src: c.src, depth: c.depth, denyOnly: true, via: c.via})
 					return
 				}
 			}
 		}
-		a.plain(ws, c)
+		a.plain(ws, c) // a shell reading standard input
+		a.stdinScript(ws, &callCtx{st: c.st, src: c.src, depth: c.depth + 1, denyOnly: true, via: c.via})
 	}
 }
