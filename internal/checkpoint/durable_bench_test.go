@@ -1,7 +1,6 @@
 package checkpoint
 
 import (
-	"syscall"
 	"testing"
 	"time"
 )
@@ -11,12 +10,6 @@ import (
 // (user+system, from getrusage) and the fsyncs it made. Run with
 //
 //	go test -run '^$' -bench Durable -benchtime 200x ./internal/checkpoint/
-
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // durableMeter accumulates the CPU and fsyncs of the timed calls.
 type durableMeter struct {
