@@ -50,14 +50,16 @@ func ClassOf(err error) Class {
 	return ClassRuntime
 }
 
-// Journal commits events, assigning seq and time. A committed event
+// Journal commits events. A committed event
 // survives the process being killed; AppendSync also returns only once it
 // and every event before it are on stable storage (fsynced), so they
 // survive a power loss: the loop uses it for the last event before a call
 // changes anything.
 type Journal interface {
-	Append(ctx context.Context, ev *event.Event) error
-	AppendSync(ctx context.Context, ev *event.Event) error
+	// Append commits the events of one run in one transaction; their Seq
+	// must continue the run's journal without a gap.
+	Append(ctx context.Context, evs ...*event.Event) error
+	AppendSync(ctx context.Context, evs ...*event.Event) error
 }
 
 // Processes ends what commands left running: after a crash (resume) and

@@ -55,6 +55,12 @@ type Granter interface {
 	GrantFor(req ApprovalRequest) (rule string, expires time.Time)
 }
 
+// Interactive is implemented by approvers that may ask a person: the loop
+// commits what led to a question before asking it.
+type Interactive interface {
+	Interactive() bool
+}
+
 // Approver decides whether a call that is not read-only may run. It must
 // honour ctx cancellation while it waits for a person.
 type Approver interface {

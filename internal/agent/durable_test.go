@@ -27,7 +27,8 @@ type syncJournal struct {
 	before map[string]string
 }
 
-func (j *syncJournal) AppendSync(ctx context.Context, ev *event.Event) error {
+func (j *syncJournal) AppendSync(ctx context.Context, evs ...*event.Event) error {
+	ev := evs[len(evs)-1] // the last event of the batch is the one that must be durable
 	var call string
 	switch d := ev.Data.(type) {
 	case *event.CheckpointData:
@@ -41,7 +42,7 @@ func (j *syncJournal) AppendSync(ctx context.Context, ev *event.Event) error {
 		}
 	}
 	j.synced = append(j.synced, string(ev.Type)+":"+call)
-	return j.Store.AppendSync(ctx, ev)
+	return j.Store.AppendSync(ctx, evs...)
 }
 
 // The intent of every write or exec call is on stable storage before its

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"agent/internal/event"
 	"agent/internal/proc"
@@ -44,29 +45,53 @@ func (r *Runner) redact(s string) string {
 	return r.Redactor.Redact(s)
 }
 
-// record commits an event, folds it into the state and shows it to observers.
-func (r *Runner) record(ctx context.Context, st *State, p event.Payload) error {
-	return r.commit(ctx, st, p, false)
-}
-
-// recordSync is record with the event fsynced before it returns: for the
-// last event before a call's effect starts.
-func (r *Runner) recordSync(ctx context.Context, st *State, p event.Payload) error {
-	return r.commit(ctx, st, p, true)
-}
-
-func (r *Runner) commit(ctx context.Context, st *State, p event.Payload, sync bool) error {
+// record folds an event into the state at once and queues it for the
+// journal: queued events are committed together, in one transaction, by the
+// next flush, which the loop does before anything with an effect (a model
+// request, a tool that writes or runs) and when a stretch of the run ends.
+// A crash loses only queued events, as if it had come before them: nothing
+// they describe has happened outside the agent yet. Observers see an event
+// once it is committed.
+func (r *Runner) record(_ context.Context, st *State, p event.Payload) error {
 	ev := event.New(st.RunID, p)
+	ev.Seq, ev.Time = st.LastSeq+1, time.Now().UTC()
+	st.Apply(ev)
+	st.queued = append(st.queued, ev)
+	return nil
+}
+
+// recordSync records an event and flushes the queue durably: for the last
+// event before a call's effect starts.
+func (r *Runner) recordSync(ctx context.Context, st *State, p event.Payload) error {
+	if err := r.record(ctx, st, p); err != nil {
+		return err
+	}
+	return r.flush(ctx, st, true)
+}
+
+// flush commits the queued events in one transaction (with sync, fsynced
+// before it returns) and shows them to observers.
+func (r *Runner) flush(ctx context.Context, st *State, sync bool) error {
+	if len(st.queued) == 0 {
+		return nil
+	}
+	evs := make([]*event.Event, len(st.queued))
+	for i := range st.queued {
+		evs[i] = &st.queued[i]
+	}
 	add := r.Journal.Append
 	if sync {
 		add = r.Journal.AppendSync
 	}
-	if err := add(ctx, &ev); err != nil {
+	if err := add(ctx, evs...); err != nil {
 		return Fail(ClassRuntime, fmt.Errorf("journal: %w", err))
 	}
-	st.Apply(ev)
+	done := st.queued
+	st.queued = st.queued[len(st.queued):]
 	if r.Observer.Event != nil {
-		r.Observer.Event(ev)
+		for _, ev := range done {
+			r.Observer.Event(ev)
+		}
 	}
 	return nil
 }
@@ -94,12 +119,15 @@ func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 	if len(st.Messages) == 0 {
 		return r.AddUserMessage(ctx, st, prompt)
 	}
-	return nil
+	return r.flush(ctx, st, false)
 }
 
 // AddUserMessage journals a user message (the prompt, or resume --message).
 func (r *Runner) AddUserMessage(ctx context.Context, st *State, text string) error {
-	return r.record(ctx, st, &event.UserMessageData{Text: r.redact(text)})
+	if err := r.record(ctx, st, &event.UserMessageData{Text: r.redact(text)}); err != nil {
+		return err
+	}
+	return r.flush(ctx, st, false)
 }
 
 func (r *Runner) maxSteps() int {
@@ -158,6 +186,10 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage, error) {
 	req, report := r.Context.Build(st, r.Tools)
 	if err := r.record(ctx, st, &event.ModelRequestData{Step: st.Step + 1, Context: report}); err != nil {
+		return "", nil, Usage{}, err
+	}
+	// Committed before the request is sent.
+	if err := r.flush(ctx, st, false); err != nil {
 		return "", nil, Usage{}, err
 	}
 	stream, err := r.Provider.Stream(ctx, req)
@@ -309,6 +341,12 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 		return r.failedCall(ctx, st, c, verr.Error())
 	}
 	if oc.Approval == nil || oc.Approval.Pending {
+		if ia, ok := r.Approver.(Interactive); ok && ia.Interactive() && risk != event.RiskRead {
+			// A person may be asked: what led to the question is on record first.
+			if err := r.flush(ctx, st, false); err != nil {
+				return Outcome{Status: event.StatusFailed, Err: err}, true
+			}
+		}
 		req := ApprovalRequest{RunID: st.RunID, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
 		dec, err := r.Approver.Approve(ctx, req)
 		if err != nil {
@@ -414,6 +452,13 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
+	if risk == event.RiskWrite {
+		// The intent of a write is durable before the write (with a
+		// checkpointer, the before-checkpoint's sync did it).
+		if err := r.flush(ctx, st, true); err != nil {
+			return Outcome{Status: event.StatusFailed, Err: err}, true
+		}
+	}
 	env := r.ToolEnv
 	if risk == event.RiskExec {
 		env = env.ForCall(st.RunID+"/"+c.ID, func(id proc.Identity) error {
@@ -497,6 +542,9 @@ func (r *Runner) finish(ctx context.Context, st *State, out Outcome) Outcome {
 		Status: out.Status, Steps: st.Step, ToolCalls: st.ToolCalls,
 		Tokens: event.TokenCount{Input: st.Tokens.Input, Output: st.Tokens.Output}, Answer: out.Answer, Ended: ended,
 	}); err != nil && out.Err == nil {
+		out.Err = err
+	}
+	if err := r.flush(wctx, st, false); err != nil && out.Err == nil {
 		out.Err = err
 	}
 	return out

@@ -153,7 +153,7 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 			}
 		}
 	}
-	return nil
+	return r.flush(ctx, st, false)
 }
 
 // prepareRedo puts an interrupted file write's path back as it was at its

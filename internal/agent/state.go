@@ -30,6 +30,8 @@ type State struct {
 	failures map[string]int
 	// firstSeqOfMessage[i] is the seq of the event that produced Messages[i].
 	msgSeq []int64
+	// queued are events folded in but not yet committed (Runner.flush).
+	queued []event.Event
 }
 
 // OpenCall is a tool call the model asked for that has no result yet.

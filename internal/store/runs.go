@@ -3,10 +3,7 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -115,111 +112,6 @@ func (s *Store) ListRuns(ctx context.Context) ([]Run, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// Append commits one event: it takes the next seq of the run (gapless), inserts
-// the event and folds its counters into the runs row, all in one transaction.
-// ev.Seq and ev.Time are filled in. Events that are audit facts (approval
-// decisions, rollbacks) get their audit row, and a run-scoped approval its
-// grant, in the same transaction, so they stand or fall together. The event
-// survives the process being killed when Append returns (WAL, synchronous
-// NORMAL); AppendSync also survives a power loss.
-func (s *Store) Append(ctx context.Context, ev *event.Event) error {
-	return s.appendOn(ctx, s.db, ev)
-}
-
-// AppendSync is Append on a connection with synchronous=FULL: the WAL is
-// fsynced before it returns, which makes this event and every one committed
-// before it durable.
-func (s *Store) AppendSync(ctx context.Context, ev *event.Event) error {
-	return s.appendOn(ctx, s.dbSync, ev)
-}
-
-func (s *Store) appendOn(ctx context.Context, db *sql.DB, ev *event.Event) error {
-	if ev.Data == nil || ev.Data.EventType() != ev.Type {
-		return fmt.Errorf("append %s: the payload is not of this event type", ev.Type)
-	}
-	data, err := json.Marshal(ev.Data)
-	if err != nil {
-		return fmt.Errorf("append %s: %w", ev.Type, err)
-	}
-	// The journal write must not be abandoned half-way because the run was
-	// cancelled: the interruption itself is journaled with a cancelled ctx.
-	ctx = context.WithoutCancel(ctx)
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("append %s: %w", ev.Type, err)
-	}
-	defer tx.Rollback()
-	var last int64
-	if err := tx.QueryRowContext(ctx, `SELECT last_seq FROM runs WHERE id = ?`, ev.RunID).Scan(&last); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("append %s: run %s: %w", ev.Type, ev.RunID, ErrNotFound)
-		}
-		return fmt.Errorf("append %s: %w", ev.Type, err)
-	}
-	if ev.Time.IsZero() {
-		ev.Time = time.Now().UTC()
-	}
-	ev.Seq = last + 1
-	ts := ev.Time.UTC().Format(time.RFC3339Nano)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`,
-		ev.RunID, ev.Seq, string(ev.Type), ts, string(data)); err != nil {
-		return fmt.Errorf("append %s: %w", ev.Type, err)
-	}
-	set, args := foldCounters(ev)
-	args = append([]any{ev.Seq, ts}, args...)
-	args = append(args, ev.RunID)
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET last_seq = ?, updated = ?`+set+` WHERE id = ?`, args...); err != nil {
-		return fmt.Errorf("append %s: %w", ev.Type, err)
-	}
-	switch d := ev.Data.(type) {
-	case *event.CheckpointData:
-		files, _ := json.Marshal(d.Files)
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created)
-			SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`,
-			d.CheckpointID, ev.Seq, d.Step, d.CallID, string(d.Kind), string(files), ts, ev.RunID); err != nil {
-			return fmt.Errorf("append %s: index checkpoint: %w", ev.Type, err)
-		}
-	case *event.ApprovalData:
-		if d.Decision == event.Allow && d.Scope == event.ScopeRun && d.Grant != "" {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`,
-				ev.RunID, d.Grant, ts, d.GrantExpires.UTC().Format(time.RFC3339Nano)); err != nil {
-				return fmt.Errorf("append %s: record grant: %w", ev.Type, err)
-			}
-		}
-	}
-	if a, ok := auditFor(ev); ok {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO audit(time, run_id, action, call_id, detail) VALUES (?, ?, ?, ?, ?)`,
-			ts, ev.RunID, a.Action, a.CallID, a.Detail); err != nil {
-			return fmt.Errorf("append %s: audit: %w", ev.Type, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("append %s: %w", ev.Type, err)
-	}
-	return nil
-}
-
-// foldCounters returns the extra SET clauses an event implies for its run row.
-func foldCounters(ev *event.Event) (string, []any) {
-	switch d := ev.Data.(type) {
-	case *event.ModelRequestData:
-		return `, steps = max(steps, ?)`, []any{d.Step}
-	case *event.AssistantMessageData:
-		if d.Tokens != nil {
-			return `, tokens_in = tokens_in + ?, tokens_out = tokens_out + ?`, []any{d.Tokens.Input, d.Tokens.Output}
-		}
-	case *event.ToolCallData:
-		return `, tool_calls = tool_calls + 1`, nil
-	case *event.RunStartedData, *event.ResumeData:
-		return `, status = ?`, []any{string(event.StatusRunning)}
-	case *event.ErrorData:
-		return `, failure = ?`, []any{string(d.Class) + ": " + d.Message}
-	case *event.RunFinishedData:
-		return `, status = ?, answer = ?`, []any{string(d.Status), d.Answer}
-	}
-	return "", nil
 }
 
 // auditFor derives the audit row of an event that is an audit fact.

@@ -55,6 +55,8 @@ type Store struct {
 	home   string
 	notice string
 	mode   fs.FileMode
+	// stmts and stmtsSync are the prepared statements of db and dbSync.
+	stmts, stmtsSync stmtCache
 }
 
 // Open opens (creating if needed) the journal under home.
@@ -218,6 +220,8 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.stmts.close()
+	s.stmtsSync.close()
 	if s.dbSync != nil {
 		s.dbSync.Close()
 	}
