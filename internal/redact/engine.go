@@ -28,12 +28,20 @@ const (
 	detTwilio
 	detJWT
 	detPEM
-	detDBURL
+	detURL
 	detGeneric
 	detAuthHeader
 	detKnown
 	detEmail
 	detDomain
+	detPrefix   // a prefixRule, by kwEntry.arg
+	detCtx      // a ctxRule, by kwEntry.arg
+	detNear     // a nearRule, by kwEntry.arg
+	detTelegram // ":AA" of a Telegram bot token
+	detSSWS
+	detK8sSecret
+	detNuGet
+	detCurl
 )
 
 // kwEntry is one prefilter keyword (lower case) and the detector it runs.
@@ -58,7 +66,7 @@ var staticKeywords = func() []kwEntry {
 	add(detGitLab, gitlabPrefixes...)
 	add(detSlackToken, "xox")
 	add(detSlackWebhook, "hooks.slack.com/")
-	add(detStripe, "sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_")
+	add(detStripe, "sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_", "whsec_")
 	add(detSKDash, "sk-")
 	add(detGoogleAPI, "aiza")
 	add(detGCP, `private_key"`, `private_key\"`, `private_key_id"`, `private_key_id\"`)
@@ -69,11 +77,17 @@ var staticKeywords = func() []kwEntry {
 	add(detTwilio, "twilio")
 	add(detJWT, "eyj")
 	add(detPEM, "-----begin")
-	for _, s := range dbSchemes {
-		add(detDBURL, s+"://")
-	}
+	add(detURL, "://")
 	add(detGeneric, genericKeywords...)
 	add(detAuthHeader, "bearer", "authorization")
+	add(detSSWS, "ssws")
+	add(detTelegram, ":aa")
+	add(detK8sSecret, "kind: secret", `kind: "secret`, `kind: 'secret`, `"kind": "secret`, `"kind":"secret`)
+	add(detNuGet, `<add key="`)
+	add(detCurl, "curl")
+	kws = append(kws, prefixKeywords()...)
+	kws = append(kws, ctxKeywords()...)
+	kws = append(kws, nearKeywords()...)
 	return kws
 }()
 
@@ -148,6 +162,11 @@ type scanner struct {
 	// scanner.nextEnd).
 	endFrom, endTo, endAt int
 	endValid              bool
+	// nearDone is, per near rule, where its last window ended (less the
+	// overlap), so that repeated keywords do not rescan it.
+	nearDone [maxNear]int
+	// k8sDone is the end of the last Secret manifest parsed.
+	k8sDone int
 }
 
 func (sc *scanner) add(start, end int, kind string) {
@@ -221,8 +240,8 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 		sc.jwt(s)
 	case detPEM:
 		sc.pem(s)
-	case detDBURL:
-		sc.dbURL(s, e)
+	case detURL:
+		sc.urlCreds(s)
 	case detGeneric:
 		sc.generic(s, e)
 	case detAuthHeader:
@@ -233,6 +252,22 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 		sc.email(s)
 	case detDomain:
 		sc.domain(s, e)
+	case detPrefix:
+		sc.prefix(s, e, kw.arg)
+	case detCtx:
+		sc.ctx(e, kw.arg)
+	case detNear:
+		sc.near(s, e, kw.arg)
+	case detTelegram:
+		sc.telegram(s)
+	case detSSWS:
+		sc.ssws(s, e)
+	case detK8sSecret:
+		sc.k8sSecret(s, e)
+	case detNuGet:
+		sc.nuget(e)
+	case detCurl:
+		sc.curl(s, e)
 	}
 }
 

@@ -1,13 +1,133 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // genericKeywords are the key-name fragments of generic-secret. A hit only
 // matters when it is part of a key that is assigned a value.
 var genericKeywords = []string{
 	"password", "passwd", "passphrase", "secret", "token", "api_key", "apikey",
 	"api-key", "access_key", "accesskey", "access-key", "auth_key", "authkey",
-	"credential", "private_key", "privatekey",
+	"credential", "private_key", "privatekey", "creds", "pass", "pwd",
+	// Weak words: a key named *key or *auth holds a secret only when its
+	// value is random (see keyTier, weakValueOK).
+	"key", "auth",
+}
+
+// tier is how strongly a key name says its value is secret.
+type tier uint8
+
+const (
+	tierNone     tier = iota
+	tierWeak          // *key, *_key, auth, oauth: only random values
+	tierStrong        // secret, token, api_key, credential, ...
+	tierPassword      // password, passwd, passphrase, pass, pwd
+)
+
+var (
+	passwordFragments = []string{"password", "passwd", "passphrase"}
+	strongFragments   = []string{"secret", "token", "apikey", "accesskey", "authkey", "credential", "privatekey", "creds"}
+)
+
+// keyTier classifies a key name: by its letters run together (client_secret,
+// CLIENTSECRET and clientSecret alike) for the strong words, by its words
+// (split at separators and case changes) for pass, pwd and the weak ones.
+func keyTier(key []byte) tier {
+	var buf [192]byte
+	k := buf[:0]
+	for _, c := range key {
+		if is(c, cAlnum) {
+			k = append(k, lower(c))
+		}
+	}
+	for _, w := range passwordFragments {
+		if bytes.Contains(k, []byte(w)) {
+			return tierPassword
+		}
+	}
+	for _, w := range strongFragments {
+		if bytes.Contains(k, []byte(w)) {
+			return tierStrong
+		}
+	}
+	// The weak words must end the key (storage_key, signingKey, auth), or
+	// come just before a word for its encoding (client-key-data): in
+	// ExtKeyUsageAny or keyPrefix the key is something else.
+	weak, prevWeak := false, false
+	for rest := key; len(rest) > 0; {
+		var w []byte
+		w, rest = nextWord(rest)
+		if len(w) == 0 {
+			break
+		}
+		var lb [64]byte
+		lw := lb[:0]
+		for _, c := range w[:min(len(w), 64)] {
+			lw = append(lw, lower(c))
+		}
+		switch string(lw) {
+		case "pass", "pwd":
+			return tierPassword
+		case "data", "value", "b64", "base64", "hex", "pem":
+			weak = prevWeak
+			continue
+		}
+		weak = string(lw) == "key" || string(lw) == "keys" || string(lw) == "auth" || string(lw) == "oauth" ||
+			len(lw) > 3 && bytes.HasSuffix(lw, []byte("key")) || len(lw) > 4 && bytes.HasSuffix(lw, []byte("auth"))
+		prevWeak = weak
+	}
+	if weak {
+		return tierWeak
+	}
+	return tierNone
+}
+
+// endsWithPasswordWord reports keys whose last word names a password
+// (admin_password, smtpPass, DB_PWD), not a property of one
+// (password_hash_algorithm).
+func endsWithPasswordWord(key []byte) bool {
+	var buf [192]byte
+	k := buf[:0]
+	for _, c := range key {
+		if is(c, cAlnum) {
+			k = append(k, lower(c))
+		}
+	}
+	for _, w := range []string{"password", "passwd", "passphrase", "pass", "pwd"} {
+		if bytes.HasSuffix(k, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextWord splits the first word off an identifier: at separators, at a
+// lower-to-upper change (storageKey) and at an upper run's end (APIKey).
+func nextWord(v []byte) (word, rest []byte) {
+	i := 0
+	for i < len(v) && !is(v[i], cAlnum) {
+		i++
+	}
+	v = v[i:]
+	j := 1
+	for j < len(v) && is(v[j], cAlnum) {
+		c, p := v[j], v[j-1]
+		if is(c, cUpper) && is(p, cLower|cDigit) {
+			break
+		}
+		if is(c, cLower) && is(p, cUpper) && j >= 2 && is(v[j-2], cUpper) {
+			j-- // APIKey: the run APIK ends before K
+			break
+		}
+		j++
+	}
+	if len(v) == 0 {
+		return nil, nil
+	}
+	j = min(j, len(v))
+	return v[:j], v[j:]
 }
 
 // generic: KEY = VALUE where KEY contains a secret-ish word, in the styles of
@@ -35,6 +155,10 @@ func (sc *scanner) generic(s, e int) {
 	}
 	sc.genericDone = ke
 	key := b[ks:ke]
+	kt := keyTier(key)
+	if kt == tierNone {
+		return
+	}
 	n := len(b)
 	i := ke
 	xml := ks > 0 && b[ks-1] == '<'
@@ -77,6 +201,9 @@ func (sc *scanner) generic(s, e int) {
 		case c == '>' && xml:
 			i++
 		default:
+			if kt == tierPassword {
+				sc.netrc(ks, ke)
+			}
 			return
 		}
 	}
@@ -86,16 +213,35 @@ func (sc *scanner) generic(s, e int) {
 		return
 	}
 	v := b[vs:ve]
-	if isAWSExample(v) {
+	if isAWSExample(v) || goNoteExample(v) {
 		sc.addExample(vs, ve, KindGenericSecret)
 		return
 	}
 	if !quoted && (codeAfter(b, ve) || bytes.IndexByte(v, '*') >= 0) {
 		return // a call, an index or an expression: token = next(), n = 2*k + 1
 	}
-	if genericValueOK(v, quoted) && !excludedKey(key) {
-		sc.add(vs, ve, KindGenericSecret)
+	if excludedKey(key) {
+		return
 	}
+	switch kt {
+	case tierWeak:
+		if len(key) == 4 && hasPrefixFold(key, 0, "auth") && dockerAuth(v) {
+			sc.add(vs, ve, KindDockerAuth)
+		} else if weakValueOK(v, quoted) {
+			sc.add(vs, ve, KindGenericSecret)
+		}
+	default:
+		if genericValueOK(v, quoted, kt == tierPassword && endsWithPasswordWord(key)) {
+			sc.add(vs, ve, KindGenericSecret)
+		}
+	}
+}
+
+// goNoteExample reports the example signer and verifier keys of Go's
+// checksum-database note format, published in golang.org/x/mod/sumdb/note's
+// documentation under the name PeterNeumann.
+func goNoteExample(v []byte) bool {
+	return bytes.Contains(v, []byte("PeterNeumann+"))
 }
 
 // codeAfter reports whether a bare value ending at i is followed by a call,
@@ -104,8 +250,8 @@ func codeAfter(b []byte, i int) bool {
 	if i >= len(b) {
 		return false
 	}
-	if b[i] == '(' || b[i] == '[' {
-		return true
+	if b[i] == '(' || b[i] == '[' || b[i] == '{' {
+		return true // a call, an index, a composite literal
 	}
 	j := skipSpaces(b, i)
 	if j == i || j+1 >= len(b) {
@@ -190,6 +336,7 @@ var excludedKeySuffixes = []string{
 	"hint", "message", "msg", "error", "err", "required", "enabled", "disabled",
 	"manager", "store", "source", "scope", "scopes", "usage", "tokenizer",
 	"class", "style", "selector", "cmd", "command", "script", "id", "ids",
+	"algorithm", "algo",
 }
 
 func excludedKey(key []byte) bool {
@@ -213,8 +360,10 @@ func excludedKey(key []byte) bool {
 	return false
 }
 
-// genericValueOK decides whether an assigned value looks like a secret.
-func genericValueOK(v []byte, quoted bool) bool {
+// valueShapeOK rejects assigned values that are not secrets whatever their
+// letters: placeholders, templates, paths, URLs, numbers, identifiers,
+// member chains (unquoted); callers reject words as their tier requires.
+func valueShapeOK(v []byte, quoted bool) bool {
 	if len(v) < 8 || len(v) > maxGenericValue {
 		return false
 	}
@@ -262,13 +411,28 @@ func genericValueOK(v []byte, quoted bool) bool {
 	if !quoted && memberChain(v) {
 		return false // cfg.Token, os.Args, this.password
 	}
-	if wordish(v) {
+	return true
+}
+
+// genericValueOK decides whether a value assigned to a secret-named key
+// looks like a secret; pw says the key names a password.
+func genericValueOK(v []byte, quoted, pw bool) bool {
+	if !valueShapeOK(v, quoted) {
 		return false
 	}
-	if m&^(cAlpha|cHexLow) == 0 {
+	m := classes(v)
+	if all(v, cAlpha) {
 		// Letters only: an identifier (allNumericOrString) unless long and
-		// random. A random base62 value of 24+ chars lacks digits rarely.
-		return len(v) >= 24 && entropy(v) >= 4.0
+		// random. A random base62 value of 24+ chars lacks digits rarely;
+		// a password of letters only is redacted when its case is random
+		// (tldVaOthVBjmqAAmsKpX, not PropTypes or AuthenticationRequired).
+		if pw && len(v) >= 12 && (quoted || len(v) >= 16) && mixedCaseRandom(v) && entropy(v) >= 3.0 {
+			return true
+		}
+		return len(v) >= 24 && entropy(v) >= 4.0 && !wordish(v)
+	}
+	if wordish(v) {
+		return false
 	}
 	// Entropy floors sit below the 1e-6 quantile of random values of the
 	// length (hex, base62, base64); words and code were excluded above.
@@ -276,12 +440,131 @@ func genericValueOK(v []byte, quoted bool) bool {
 	h := entropy(v)
 	switch {
 	case len(v) < 12:
-		return d >= 3 && h >= 2.0
+		return d >= 3 && h >= 2.0 || pw && d >= 2 && h >= 2.5
 	case len(v) < 20 || m&^(cDigit|cHexLow|cLower) == 0 && m&cLower != 0 && all(v, cHexLow):
 		return d >= 2 && h >= 2.5
 	default:
 		return d >= 2 && h >= 2.8
 	}
+}
+
+// mixedCaseRandom reports letters whose case is random, not that of
+// words: between 15 % and 85 % of them upper case (AuthenticationRequired
+// has 9 %, tldVaOthVBjmqAAmsKpX 40 %; a random 20-letter value falls
+// outside with probability 4e-4).
+func mixedCaseRandom(v []byte) bool {
+	up := 0
+	for _, c := range v {
+		if is(c, cUpper) {
+			up++
+		}
+	}
+	return up*100 >= 15*len(v) && up*100 <= 85*len(v)
+}
+
+// nameLike reports names made of words and numbers joined by separators:
+// build-linux-amd64, app.v2.cache, eu-west-1 (a random value has segments
+// that are not words).
+func nameLike(v []byte) bool {
+	segs := 0
+	for rest := v; len(rest) > 0; {
+		var seg []byte
+		seg, rest = cutAny(rest, "-_./:")
+		if len(seg) == 0 {
+			continue
+		}
+		segs++
+		if all(seg, cDigit) {
+			continue
+		}
+		w := seg
+		for len(w) > 0 && is(w[len(w)-1], cDigit) {
+			w = w[:len(w)-1]
+		}
+		if len(w) < 2 || !all(w, cAlpha) || !wordish(w) {
+			return false
+		}
+	}
+	return segs >= 2
+}
+
+// weakValueOK decides whether a value assigned to a key that is only
+// named like one (storage_key, signingKey, auth) is a secret: it must be as
+// random as a generated key of its alphabet and length.
+func weakValueOK(v []byte, quoted bool) bool {
+	if len(v) < 16 || !valueShapeOK(v, quoted) || wordish(v) || identLike(v) || nameLike(v) || sequential(v) {
+		return false
+	}
+	m := classes(v)
+	if all(v, cAlpha) && (len(v) < 20 || m&cUpper == 0 || m&cLower == 0) {
+		return false
+	}
+	return diversity(v) >= 2 && entropy(v) >= randomFloor(v, weakFloor)
+}
+
+// Entropy floors as fractions of the expected entropy of a random value
+// (randomFloor): for a value under a key-like name, and for one that a
+// vendor prefix or a vendor-named key already marks, where the floor only
+// turns away placeholders (0000…, xxxx…, abab…). TestRandomFloorQuantiles
+// measures what they cost on random values.
+const (
+	weakFloor   = 0.75
+	markedFloor = 0.55
+)
+
+// randomFloor is the entropy floor for v as a random string: the fraction
+// frac of the expected entropy of len(v) uniform draws from the alphabet
+// v's bytes suggest (digits, hex, lower case and digits, base62, base64),
+// by the Miller-Madow estimate log2(k) - (k-1)/(2n ln 2), capped at log2(n).
+func randomFloor(v []byte, frac float64) float64 {
+	n := float64(len(v))
+	// Separators (UUID dashes, dots) do not widen the alphabet.
+	var buf [maxGenericValue]byte
+	a := buf[:0]
+	for _, c := range v[:min(len(v), maxGenericValue)] {
+		if c != '-' && c != '.' && c != ':' {
+			a = append(a, c)
+		}
+	}
+	if len(a) > 0 {
+		v = a
+	}
+	k := 64.0
+	switch m := classes(v); {
+	case all(v, cDigit):
+		k = 10
+	case hexLike(v):
+		k = 16
+	case all(v, cDigit|cLower), all(v, cDigit|cUpper):
+		k = 36
+	case all(v, cAlnum) && m != 0:
+		k = 62
+	}
+	e := math.Log2(k) - (k-1)/(2*n*math.Ln2)
+	return frac * min(e, math.Log2(n))
+}
+
+// hexLike reports hex digits of one case.
+func hexLike(v []byte) bool {
+	lo, up := true, true
+	for _, c := range v {
+		d := '0' <= c && c <= '9'
+		lo = lo && (d || 'a' <= c && c <= 'f')
+		up = up && (d || 'A' <= c && c <= 'F')
+	}
+	return lo || up
+}
+
+// sequential reports runs like 0123456789abcdef or abcdefghijkl: random
+// keys step by one from byte to byte rarely.
+func sequential(v []byte) bool {
+	steps := 0
+	for i := 1; i < len(v); i++ {
+		if v[i] == v[i-1]+1 {
+			steps++
+		}
+	}
+	return steps*3 >= len(v)
 }
 
 // placeholderFragments mark documentation values: "your-token-here",
@@ -416,7 +699,7 @@ func wordish(v []byte) bool {
 		if i < len(v) && is(v[i], cAlpha) {
 			continue
 		}
-		if i < len(v) && !is(v[i], cUnder|cDash|cDot|cSlash) {
+		if i < len(v) && !is(v[i], cUnder|cDash|cDot|cSlash) && v[i] != ':' {
 			return false // digits or symbols: not word-like
 		}
 		w := v[seg:i]
@@ -451,7 +734,7 @@ func (sc *scanner) authHeader(s, e int) {
 			return
 		}
 		i = skipSpaces(b, i)
-		sc.credentials(i, 16)
+		sc.credentials(i, 16, KindGenericSecret)
 		return
 	}
 	if i < len(b) && is(b[i], cQuote) {
@@ -468,15 +751,26 @@ func (sc *scanner) authHeader(s, e int) {
 	w := spanOf(b, i, cAlpha, 16)
 	switch {
 	case hasPrefixFold(b, i, "basic") && w-i == 5, hasPrefixFold(b, i, "token") && w-i == 5:
-		sc.credentials(skipSpaces(b, w), 8)
+		sc.credentials(skipSpaces(b, w), 8, KindGenericSecret)
+	case hasPrefixFold(b, i, "ssws") && w-i == 4:
+		// the ssws keyword hit handles Okta's scheme
 	case hasPrefixFold(b, i, "bearer") && w-i == 6:
 		// the "bearer" keyword hit handles it
 	default:
-		sc.credentials(i, 16)
+		sc.credentials(i, 16, KindGenericSecret)
 	}
 }
 
-func (sc *scanner) credentials(i, minLen int) {
+// ssws: Okta's "Authorization: SSWS <API token>".
+func (sc *scanner) ssws(s, e int) {
+	b := sc.b
+	if !boundaryBefore(b, s, cAlpha) || e >= len(b) || b[e] != ' ' {
+		return
+	}
+	sc.credentials(skipSpaces(b, e), 16, KindOktaToken)
+}
+
+func (sc *scanner) credentials(i, minLen int, kind string) {
 	b := sc.b
 	j := i
 	for j < len(b) && (is(b[j], cTokenX) || b[j] == '~') {
@@ -487,6 +781,6 @@ func (sc *scanner) credentials(i, minLen int) {
 		return
 	}
 	if diversity(v) >= 2 && entropy(v) >= 3.0 && !wordish(v) {
-		sc.add(i, j, KindGenericSecret)
+		sc.add(i, j, kind)
 	}
 }
