@@ -293,7 +293,7 @@ func (sc *scanner) k8sJSONData(i, to int) {
 func skipWS(b []byte, i int) int {
 	for i < len(b) && is(b[i], cWS) {
 		if b[i] == '\n' && i+1 < len(b) {
-			i += linePrefix(b[i+1:lineEnd(b, i+1, 512)])
+			i += linePrefix(b[i+1 : lineEnd(b, i+1, 512)])
 		}
 		i++
 	}

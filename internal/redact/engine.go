@@ -42,14 +42,21 @@ const (
 	detK8sSecret
 	detNuGet
 	detCurl
+	detVault
 )
 
 // kwEntry is one prefilter keyword (lower case) and the detector it runs.
 type kwEntry struct {
 	text string
 	det  det
-	arg  int32 // detector argument: index into engine.known
+	arg  int32 // detector argument: an index into engine.known or a rule table
+	// full is the whole keyword when text is its first maxKeywordLen
+	// bytes: the automaton stays small, a hit is confirmed on the input.
+	full string
 }
+
+// maxKeywordLen bounds the keywords the automaton holds.
+const maxKeywordLen = 8
 
 // staticKeywords are the keywords of the built-in detectors.
 var staticKeywords = func() []kwEntry {
@@ -85,6 +92,7 @@ var staticKeywords = func() []kwEntry {
 	add(detK8sSecret, "kind: secret", `kind: "secret`, `kind: 'secret`, `"kind": "secret`, `"kind":"secret`)
 	add(detNuGet, `<add key="`)
 	add(detCurl, "curl")
+	add(detVault, "vault")
 	kws = append(kws, prefixKeywords()...)
 	kws = append(kws, ctxKeywords()...)
 	kws = append(kws, nearKeywords()...)
@@ -140,7 +148,11 @@ func newEngine(cfg Config, known []knownValue) *engine {
 		slices.SortStableFunc(g, func(x, y knownValue) int { return len(y.value) - len(x.value) })
 	}
 	words := make([]string, len(e.kws))
-	for i, kw := range e.kws {
+	for i := range e.kws {
+		kw := &e.kws[i]
+		if len(kw.text) > maxKeywordLen {
+			kw.full, kw.text = kw.text, kw.text[:maxKeywordLen]
+		}
 		words[i] = kw.text
 	}
 	e.ac = newAutomaton(words)
@@ -165,8 +177,9 @@ type scanner struct {
 	// nearDone is, per near rule, where its last window ended (less the
 	// overlap), so that repeated keywords do not rescan it.
 	nearDone [maxNear]int
-	// k8sDone is the end of the last Secret manifest parsed.
-	k8sDone int
+	// k8sDone is the end of the last Secret manifest parsed, vaultDone
+	// of the last line the vault detector scanned.
+	k8sDone, vaultDone int
 }
 
 func (sc *scanner) add(start, end int, kind string) {
@@ -193,7 +206,14 @@ func (sc *scanner) run() {
 		if s >= first {
 			for _, k := range a.outputs(s) {
 				kw := &e.kws[k]
-				sc.dispatch(kw, i+1-len(kw.text), i+1)
+				start, end := i+1-len(kw.text), i+1
+				if kw.full != "" {
+					if !hasPrefixFold(b, start, kw.full) {
+						continue
+					}
+					end = start + len(kw.full)
+				}
+				sc.dispatch(kw, start, end)
 			}
 		}
 	}
@@ -268,6 +288,8 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 		sc.nuget(e)
 	case detCurl:
 		sc.curl(s, e)
+	case detVault:
+		sc.vault(s, e)
 	}
 }
 

@@ -43,12 +43,12 @@ func keyTier(key []byte) tier {
 		}
 	}
 	for _, w := range passwordFragments {
-		if bytes.Contains(k, []byte(w)) {
+		if containsStr(k, w) {
 			return tierPassword
 		}
 	}
 	for _, w := range strongFragments {
-		if bytes.Contains(k, []byte(w)) {
+		if containsStr(k, w) {
 			return tierStrong
 		}
 	}
@@ -84,6 +84,16 @@ func keyTier(key []byte) tier {
 	return tierNone
 }
 
+// containsStr reports whether v contains w.
+func containsStr(v []byte, w string) bool {
+	for i := 0; i+len(w) <= len(v); i++ {
+		if v[i] == w[0] && string(v[i:i+len(w)]) == w {
+			return true
+		}
+	}
+	return false
+}
+
 // endsWithPasswordWord reports keys whose last word names a password
 // (admin_password, smtpPass, DB_PWD), not a property of one
 // (password_hash_algorithm).
@@ -96,7 +106,7 @@ func endsWithPasswordWord(key []byte) bool {
 		}
 	}
 	for _, w := range []string{"password", "passwd", "passphrase", "pass", "pwd"} {
-		if bytes.HasSuffix(k, []byte(w)) {
+		if len(k) >= len(w) && string(k[len(k)-len(w):]) == w {
 			return true
 		}
 	}
@@ -155,10 +165,6 @@ func (sc *scanner) generic(s, e int) {
 	}
 	sc.genericDone = ke
 	key := b[ks:ke]
-	kt := keyTier(key)
-	if kt == tierNone {
-		return
-	}
 	n := len(b)
 	i := ke
 	xml := ks > 0 && b[ks-1] == '<'
@@ -201,26 +207,27 @@ func (sc *scanner) generic(s, e int) {
 		case c == '>' && xml:
 			i++
 		default:
-			if kt == tierPassword {
-				sc.netrc(ks, ke)
+			if ke-ks == 8 && (c == ' ' || i > ke) {
+				sc.netrc(ks, ke) // .netrc: password PASSWORD
 			}
 			return
 		}
 	}
 	i = skipSpaces(b, i)
 	vs, ve, quoted, ok := readValue(b, i)
-	if !ok {
+	if !ok || ve-vs < 8 {
 		return
 	}
 	v := b[vs:ve]
-	if isAWSExample(v) || goNoteExample(v) {
-		sc.addExample(vs, ve, KindGenericSecret)
-		return
-	}
 	if !quoted && (codeAfter(b, ve) || bytes.IndexByte(v, '*') >= 0) {
 		return // a call, an index or an expression: token = next(), n = 2*k + 1
 	}
-	if excludedKey(key) {
+	kt := keyTier(key)
+	if kt == tierNone || excludedKey(key) {
+		return
+	}
+	if isAWSExample(v) || goNoteExample(v) {
+		sc.addExample(vs, ve, KindGenericSecret)
 		return
 	}
 	switch kt {
@@ -347,8 +354,12 @@ func excludedKey(key []byte) bool {
 			k = append(k, lower(c))
 		}
 	}
+	if len(k) == 0 {
+		return false
+	}
+	last := k[len(k)-1]
 	for _, s := range excludedKeySuffixes {
-		if len(k) > len(s) && string(k[len(k)-len(s):]) == s {
+		if s[len(s)-1] == last && len(k) > len(s) && string(k[len(k)-len(s):]) == s {
 			// "secretid"/"tokenid": the suffix follows the keyword itself;
 			// keep Vault's secret_id, it is a credential.
 			if s == "id" && bytes.HasSuffix(k, []byte("secretid")) {
@@ -400,7 +411,7 @@ func valueShapeOK(v []byte, quoted bool) bool {
 		lv[i] = lower(c)
 	}
 	for _, w := range placeholderFragments {
-		if bytes.Contains(lv, []byte(w)) {
+		if containsStr(lv, w) {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -196,8 +197,8 @@ func (sc *scanner) ctx(e int, ri int32) {
 }
 
 // nearRule finds a value by its shape within a window around a keyword
-// that names its service: Vault's legacy s. tokens on a line that says
-// vault, Facebook user tokens near "facebook", Teams webhook paths.
+// that names its service: Facebook user tokens near "facebook", Teams
+// webhook paths.
 type nearRule struct {
 	kind string
 	kws  []string
@@ -213,8 +214,6 @@ type nearRule struct {
 }
 
 var nearRules = []nearRule{
-	{kind: KindVaultToken, kws: []string{"vault"}, line: true,
-		re: `(?:^|[^A-Za-z0-9_.])(s\.[A-Za-z0-9]{24})(?:[^A-Za-z0-9_]|$)`, h: 3.5, mixed: true},
 	{kind: "facebook-token", kws: []string{"facebook"}, before: 256, after: 512,
 		re: `(?:^|[^0-9])([0-9]{15,16}[|%][0-9A-Za-z_-]{27,40})(?:[^0-9A-Za-z_-]|$)`, h: 3.0},
 	{kind: "teams-webhook", kws: []string{"webhook.office.com"}, before: 64, after: 400,
@@ -223,6 +222,33 @@ var nearRules = []nearRule{
 
 // maxNear is the size of the scanner's per-rule memo of scanned windows.
 const maxNear = 4
+
+// vault: Vault's legacy service tokens, s. and 24 base62 characters, on a
+// line that says vault (VAULT_TOKEN=, X-Vault-Token:, vault login): "s." is
+// everywhere in code, so the token is looked for only there.
+func (sc *scanner) vault(s, e int) {
+	b := sc.b
+	from, to := max(lineStart(b, s, 512), sc.vaultDone), lineEnd(b, e, 512)
+	sc.vaultDone = to
+	for i := from; i+26 <= to; i++ {
+		k := bytes.Index(b[i:to], []byte("s."))
+		if k < 0 {
+			return
+		}
+		i += k
+		if !boundaryBefore(b, i, cAlnum|cUnder|cDot) {
+			continue
+		}
+		j := spanOf(b, i+2, cAlnum, 25)
+		if j-i-2 != 24 || !boundaryAfter(b, j, cIdent) {
+			continue
+		}
+		v := b[i+2 : j]
+		if c := classes(v); c&cDigit != 0 && c&cAlpha != 0 && entropy(v) >= 3.5 {
+			sc.add(i, j, KindVaultToken)
+		}
+	}
+}
 
 var compiledNear = func() []*regexp.Regexp {
 	if len(nearRules) > maxNear {
