@@ -410,8 +410,8 @@ func valueShapeOK(v []byte, quoted bool) bool {
 	for i, c := range v {
 		lv[i] = lower(c)
 	}
-	for _, w := range placeholderFragments {
-		if containsStr(lv, w) {
+	for _, w := range placeholderFragmentBytes {
+		if bytes.Contains(lv, w) {
 			return false
 		}
 	}
@@ -585,6 +585,14 @@ var placeholderFragments = []string{
 	"your_", "your-", "yourtoken", "yourkey", "yourpass", "changeme", "replace",
 	"insert", "sample", "<", ">",
 }
+
+var placeholderFragmentBytes = func() [][]byte {
+	out := make([][]byte, len(placeholderFragments))
+	for i, w := range placeholderFragments {
+		out[i] = []byte(w)
+	}
+	return out
+}()
 
 // escapes reports string escapes of non-ASCII text: "\u3299\ufe0f".
 func escapes(v []byte) bool {

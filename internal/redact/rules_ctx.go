@@ -206,8 +206,9 @@ type nearRule struct {
 	// [hit-before, hit+after).
 	line          bool
 	before, after int
-	// re is unanchored; group 1 is the secret.
-	re string
+	// re is unanchored; group 1 is the secret. maxLen bounds a match.
+	re     string
+	maxLen int
 	h  float64
 	// mixed requires a letter and a digit in the secret.
 	mixed bool
@@ -215,9 +216,9 @@ type nearRule struct {
 
 var nearRules = []nearRule{
 	{kind: "facebook-token", kws: []string{"facebook"}, before: 256, after: 512,
-		re: `(?:^|[^0-9])([0-9]{15,16}[|%][0-9A-Za-z_-]{27,40})(?:[^0-9A-Za-z_-]|$)`, h: 3.0},
+		re: `(?:^|[^0-9])([0-9]{15,16}[|%][0-9A-Za-z_-]{27,40})(?:[^0-9A-Za-z_-]|$)`, maxLen: 64, h: 3.0},
 	{kind: "teams-webhook", kws: []string{"webhook.office.com"}, before: 64, after: 400,
-		re: `https://[a-z0-9]+\.webhook\.office\.com/webhookb2/([a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12})`, h: 3.0},
+		re: `https://[a-z0-9]+\.webhook\.office\.com/webhookb2/([a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12})`, maxLen: 320, h: 3.0},
 }
 
 // maxNear is the size of the scanner's per-rule memo of scanned windows.
@@ -282,13 +283,15 @@ func (sc *scanner) near(s, e int, ri int32) {
 	} else {
 		from, to = max(0, s-r.before), min(len(b), e+r.after)
 	}
-	from = max(from, sc.nearDone[ri])
-	if from >= to {
+	// What an earlier window of this rule saw is not scanned again, except
+	// its last maxLen bytes: a match that starts there may end past it.
+	if done := sc.nearDone[ri]; done > 0 {
+		from = max(from, done-r.maxLen)
+	}
+	if from >= to || to <= sc.nearDone[ri] {
 		return
 	}
-	// The next window of this rule starts a little before this one ends,
-	// so that a value cut by this window's end is seen whole.
-	sc.nearDone[ri] = to - min(128, to-from)
+	sc.nearDone[ri] = to
 	for _, m := range compiledNear[ri].FindAllSubmatchIndex(b[from:to], -1) {
 		v := b[from+m[2] : from+m[3]]
 		if entropy(v) < r.h {
