@@ -209,7 +209,7 @@ type nearRule struct {
 	// re is unanchored; group 1 is the secret. maxLen bounds a match.
 	re     string
 	maxLen int
-	h  float64
+	h      float64
 	// mixed requires a letter and a digit in the secret.
 	mixed bool
 }
