@@ -197,7 +197,7 @@ func placeholderPassword(v []byte) bool {
 		}
 	case '%':
 		// %s, %v, %(password)s, %{DB_PASS}, %DB_PASSWORD%; not %PDm8...
-		if len(v) <= 2 || v[1] == '(' || v[1] == '{' || v[len(v)-1] == '%' {
+		if len(v) <= 2 || v[1] == '(' || v[1] == '{' || envRef(v) {
 			return true
 		}
 	}
@@ -235,6 +235,15 @@ func placeholderPassword(v []byte) bool {
 		n = append(n, c)
 	}
 	return containsFold(n, "password") || containsFold(n, "passwd") || containsFold(v, "password") || containsFold(v, "passwd")
+}
+
+// envRef reports a Windows environment reference: %DB_PASSWORD%, %Pass%.
+func envRef(v []byte) bool {
+	if len(v) < 3 || v[0] != '%' || v[len(v)-1] != '%' {
+		return false
+	}
+	in := v[1 : len(v)-1]
+	return constantCase(in) || identLike(in) || wordish(in)
 }
 
 var placeholderWords = []string{

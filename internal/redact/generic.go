@@ -28,7 +28,7 @@ const (
 
 var (
 	passwordFragments = []string{"password", "passwd", "passphrase"}
-	strongFragments   = []string{"secret", "token", "apikey", "accesskey", "authkey", "credential", "privatekey", "creds"}
+	strongFragments   = []string{"secret", "token", "apikey", "accesskey", "authkey", "credential", "privatekey"}
 )
 
 // keyTier classifies a key name: by its letters run together (client_secret,
@@ -74,7 +74,7 @@ func keyTier(key []byte) tier {
 			weak = prevWeak
 			continue
 		}
-		weak = string(lw) == "key" || string(lw) == "keys" || string(lw) == "auth" || string(lw) == "oauth" ||
+		weak = string(lw) == "key" || string(lw) == "keys" || string(lw) == "auth" || string(lw) == "oauth" || string(lw) == "creds" ||
 			len(lw) > 3 && bytes.HasSuffix(lw, []byte("key")) || len(lw) > 4 && bytes.HasSuffix(lw, []byte("auth"))
 		prevWeak = weak
 	}
@@ -165,6 +165,9 @@ func (sc *scanner) generic(s, e int) {
 	}
 	sc.genericDone = ke
 	key := b[ks:ke]
+	if string(key) == "PASS" && ke < len(b) && b[ke] == ':' {
+		return // go test's "--- PASS: TestName"
+	}
 	n := len(b)
 	i := ke
 	xml := ks > 0 && b[ks-1] == '<'
@@ -232,6 +235,9 @@ func (sc *scanner) generic(s, e int) {
 	}
 	switch kt {
 	case tierWeak:
+		if !quoted && ve < n && b[ve] == ',' {
+			return // Key: value, in a struct or object literal is code
+		}
 		if len(key) == 4 && hasPrefixFold(key, 0, "auth") && dockerAuth(v) {
 			sc.add(vs, ve, KindDockerAuth)
 		} else if weakValueOK(v, quoted) {
@@ -385,7 +391,7 @@ func valueShapeOK(v []byte, quoted bool) bool {
 	case '<', '{':
 		return false // <your-key>, {{ templates }}, {json}
 	case '%':
-		if v[1] == '(' || v[1] == '{' || v[len(v)-1] == '%' || wordish(v[1:]) {
+		if v[1] == '(' || v[1] == '{' || envRef(v) || wordish(v[1:]) {
 			return false // %(password)s, %{DB_PASS}, %DB_PASSWORD%
 		}
 	case '$':
@@ -396,13 +402,18 @@ func valueShapeOK(v []byte, quoted bool) bool {
 		if pathLike(v) {
 			return false
 		}
+	case '+':
+		if v[len(v)-1] == '+' {
+			return false // "<token>"+name+"</token>": a concatenation
+		}
 	case '@', '#', '&', '!', '*', '-':
-		if wordish(bytes.TrimLeft(v, "@#&!*-")) {
+		if t := bytes.TrimLeft(v, "@#&!*-"); wordish(t) && wordsOf(t) {
 			return false // @Annotation, #comment, &anchor, !tag, --flag
 		}
 	}
 	if bytes.IndexByte(v, ' ') >= 0 || bytes.Contains(v, []byte("://")) || escapes(v) || bytes.Contains(v, []byte(`:\`)) ||
-		bytes.Contains(v, []byte("{{")) || bytes.Contains(v, []byte("${")) {
+		bytes.Contains(v, []byte("{{")) || bytes.Contains(v, []byte("${")) || bytes.Contains(v, []byte("/*")) ||
+		bytes.Contains(v, []byte("(?")) || bytes.Contains(v, []byte("]{")) {
 		return false
 	}
 	var buf [maxGenericValue]byte
@@ -442,8 +453,11 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 		}
 		return len(v) >= 24 && entropy(v) >= 4.0 && !wordish(v)
 	}
-	if wordish(v) {
+	if wordish(v) || constantCase(v) || longWords(v) >= 2 && nameLike(v) {
 		return false
+	}
+	if t := bytes.TrimRight(v, "."); !quoted && (identLike(t) || codeName(t)) {
+		return false // code: x = someName, Key: OtherName.
 	}
 	// Entropy floors sit below the 1e-6 quantile of random values of the
 	// length (hex, base62, base64); words and code were excluded above.
@@ -451,7 +465,7 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 	h := entropy(v)
 	switch {
 	case len(v) < 12:
-		return d >= 3 && h >= 2.0 || pw && d >= 2 && h >= 2.5
+		return d >= 3 && h >= 2.0 || pw && d >= 2 && h >= 2.0
 	case len(v) < 20 || m&^(cDigit|cHexLow|cLower) == 0 && m&cLower != 0 && all(v, cHexLow):
 		return d >= 2 && h >= 2.5
 	default:
@@ -474,13 +488,16 @@ func mixedCaseRandom(v []byte) bool {
 }
 
 // nameLike reports names made of words and numbers joined by separators:
-// build-linux-amd64, app.v2.cache, eu-west-1 (a random value has segments
-// that are not words).
+// build-linux-amd64, app.v2.cache, eu-west-1, urn:ietf:params:oauth, and
+// "+name+" concatenations (a random value has segments that are not words).
 func nameLike(v []byte) bool {
 	segs := 0
+	if bytes.IndexAny(v, nameSeps) < 0 {
+		return false
+	}
 	for rest := v; len(rest) > 0; {
 		var seg []byte
-		seg, rest = cutAny(rest, "-_./:")
+		seg, rest = cutAny(rest, nameSeps)
 		if len(seg) == 0 {
 			continue
 		}
@@ -492,18 +509,64 @@ func nameLike(v []byte) bool {
 		for len(w) > 0 && is(w[len(w)-1], cDigit) {
 			w = w[:len(w)-1]
 		}
-		if len(w) < 2 || !all(w, cAlpha) || !wordish(w) {
+		if len(w) == 1 && is(w[0], cAlpha) {
+			continue // us-central1-a
+		}
+		if !all(w, cAlpha) || !wordish(w) || !wordsOf(w) {
 			return false
 		}
 	}
-	return segs >= 2
+	return segs >= 1
 }
+
+// wordsOf reports letters whose camel-case pieces are all wordParts.
+func wordsOf(w []byte) bool {
+	for rest := w; len(rest) > 0; {
+		var p []byte
+		p, rest = nextWord(rest)
+		if len(p) == 0 {
+			break
+		}
+		if !wordPart(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// longWords counts the runs of four or more letters of v.
+func longWords(v []byte) int {
+	n, run := 0, 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && is(v[i], cAlpha) {
+			run++
+			continue
+		}
+		if run >= 4 {
+			n++
+		}
+		run = 0
+	}
+	return n
+}
+
+// constantCase reports CONSTANT_CASE names (S2A_ACCESS_TOKEN): the name of
+// a variable that holds the secret, not the secret.
+func constantCase(v []byte) bool {
+	return bytes.IndexByte(v, '_') > 0 && all(v, cUpper|cDigit|cUnder) && !is(v[0], cDigit)
+}
+
+// nameSeps join the words of a name (and the pieces of a concatenation).
+const nameSeps = "-_./:#@+,;="
 
 // weakValueOK decides whether a value assigned to a key that is only
 // named like one (storage_key, signingKey, auth) is a secret: it must be as
 // random as a generated key of its alphabet and length.
 func weakValueOK(v []byte, quoted bool) bool {
-	if len(v) < 16 || !valueShapeOK(v, quoted) || wordish(v) || identLike(v) || nameLike(v) || sequential(v) {
+	// Keys are made of a token alphabet (base64, base64url, hex, base32):
+	// a value with commas, dots or other signs is a tag, a path or prose.
+	if len(v) < 16 || !all(v, cAlnum|cPlus|cSlash|cEq|cUnder|cDash) || !valueShapeOK(v, quoted) ||
+		wordish(v) || identLike(v) || codeName(v) || nameLike(v) || sequential(v) {
 		return false
 	}
 	m := classes(v)
@@ -595,10 +658,20 @@ var placeholderFragmentBytes = func() [][]byte {
 }()
 
 // escapes reports string escapes of non-ASCII text: "\u3299\ufe0f".
+// It also reports \n, \t, \r and \\: a value that holds them is a
+// format string, prose or a Windows path in a string literal.
 func escapes(v []byte) bool {
-	for i := 0; i+2 < len(v); i++ {
-		if v[i] == '\\' && (v[i+1] == 'u' || v[i+1] == 'U' || v[i+1] == 'x') && is(v[i+2], cHexLow|cUpper) {
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] != '\\' {
+			continue
+		}
+		switch v[i+1] {
+		case 'n', 't', 'r', '\\':
 			return true
+		case 'u', 'U', 'x':
+			if i+2 < len(v) && is(v[i+2], cHexLow|cUpper) {
+				return true
+			}
 		}
 	}
 	return false
@@ -651,7 +724,7 @@ func memberChain(v []byte) bool {
 	}
 	for rest := v; ; {
 		seg, tail, more := bytes.Cut(rest, []byte("."))
-		if len(seg) == 0 || is(seg[0], cDigit) || !identLike(seg) {
+		if len(seg) == 0 || is(seg[0], cDigit) || !(identLike(seg) || codeName(seg)) {
 			return false
 		}
 		if !more {
@@ -659,6 +732,96 @@ func memberChain(v []byte) bool {
 		}
 		rest = tail
 	}
+}
+
+// codeName reports identifiers that identLike's case rule turns away
+// (NoClientCert, oldDo, OAuth2Implicit: one-letter lower-case runs, digits
+// inside): letters with at most two short digit runs, a fifth of the
+// letters vowels and at most 40 % upper case, as names are; a random token
+// has more digits or random case.
+func codeName(seg []byte) bool {
+	if len(seg) == 0 || !all(seg, cIdent) || is(seg[0], cDigit) {
+		return false
+	}
+	letters, vowels, up, runs := 0, 0, 0, 0
+	for i, c := range seg {
+		if c == '_' {
+			continue
+		}
+		if is(c, cDigit) {
+			// OAuth2Implicit, S2A, utf8: a digit or two, in a run or two.
+			if i == 0 || !is(seg[i-1], cDigit) {
+				runs++
+			}
+			if runs > 2 || i >= 2 && is(seg[i-1], cDigit) && is(seg[i-2], cDigit) {
+				return false
+			}
+			continue
+		}
+		letters++
+		if is(c, cUpper) {
+			up++
+		}
+		switch lower(c) {
+		case 'a', 'e', 'i', 'o', 'u', 'y':
+			vowels++
+		}
+	}
+	if letters == 0 || vowels*5 < letters || up*5 > letters*2 {
+		return false
+	}
+	for rest := seg; len(rest) > 0; {
+		var w []byte
+		w, rest = nextWord(rest)
+		if len(w) == 0 {
+			break
+		}
+		for len(w) > 0 { // the letter runs between digits: v1beta1compute
+			i := 0
+			for i < len(w) && !is(w[i], cAlpha) {
+				i++
+			}
+			j := i
+			for j < len(w) && is(w[j], cAlpha) {
+				j++
+			}
+			if !wordPart(w[i:j]) {
+				return false
+			}
+			w = w[j:]
+		}
+	}
+	return true
+}
+
+// wordPart reports a piece of a name that reads as a word or an acronym:
+// one letter, an upper-case run of up to five (HTTP, API), or letters with
+// a vowel (a fifth of them from six letters on) and no run of five
+// consonants (Client, oauth, measurementprotocol); random pieces (Rh, Pvp)
+// often fail.
+func wordPart(w []byte) bool {
+	if len(w) == 0 {
+		return true
+	}
+	if len(w) == 1 || len(w) <= 5 && all(w, cUpper) {
+		return true
+	}
+	if !all(w, cAlpha) {
+		return false
+	}
+	vowels, run := 0, 0
+	for _, c := range w {
+		switch lower(c) {
+		case 'a', 'e', 'i', 'o', 'u', 'y':
+			vowels++
+			run = 0
+		default:
+			if run++; run >= 5 {
+				return false
+			}
+		}
+	}
+	return vowels > 0 && (len(w) < 6 || vowels*5 >= len(w))
 }
 
 // cutAny splits v at the first byte in seps.

@@ -120,8 +120,8 @@ var credentialGenerators = map[string][]genFunc{
 	}},
 }
 
-// TestCredentialShapesNotRedactedWhenNot: look-alikes of the issue 9
-// shapes stay as they are.
+// TestCredentialShapesLookalikes: look-alikes of the issue 9 shapes stay
+// as they are.
 func TestCredentialShapesLookalikes(t *testing.T) {
 	r := New(Config{Key: testKey})
 	for name, d := range map[string]string{
@@ -136,6 +136,16 @@ func TestCredentialShapesLookalikes(t *testing.T) {
 		"key names":        "ExtKeyUsageAny = asn1.ObjectIdentifier{2, 5, 29, 37, 0}\nkeyPrefix: \"app-cache-v1/\"\ncache_key: build-linux-amd64\n",
 		"sequential key":   "key = \"0123456789abcdef\"\n",
 		"docker no auth":   "{\"auths\": {\"ghcr.io\": {}}, \"credsStore\": \"desktop\"}\n",
+		// Seen in third-party Go code (the module cache) while tuning the
+		// key-like-name tier.
+		"protobuf tag":    "Labels map[string]string `protobuf:\"bytes,4,rep,name=labels,proto3\" protobuf_key:\"bytes,1,opt,name=key,proto3\" protobuf_val:\"bytes,2,opt,name=value,proto3\"`\n",
+		"go identifiers":  "clientAuth = tls.NoClientCert\nTransportCreds: transportCredsForS2A,\nProgressToken = Or_ProgressToken\nEarlyTokenRefresh: oldDo.EarlyTokenRefresh,\n",
+		"generated names": "c.googlecloudaiplatformv1beta1counttokensrequest = googlecloudaiplatformv1beta1counttokensrequest\n",
+		"env var names":   "accessTokenEnvVariable = \"S2A_ACCESS_TOKEN\"\nTokenTypeSAML2 = \"urn:ietf:params:oauth:token-type:saml2\"\n",
+		"format strings":  "fmt.Printf(\"escaped key: %v\\ntokens: %v\\npointer: %v\\n\", a, b, c)\n",
+		"go test output":  "--- PASS: TestGoList/GOPATH (0.03s)\n",
+		"concatenation":   "\"<token>\"+generatedToken+\"</token>\",\n",
+		"zone names":      "// Example key: zones/us-central1-a\n",
 	} {
 		for _, f := range r.Find([]byte(d)) {
 			if !f.Example {
