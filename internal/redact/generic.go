@@ -492,7 +492,7 @@ func mixedCaseRandom(v []byte) bool {
 // "+name+" concatenations (a random value has segments that are not words).
 func nameLike(v []byte) bool {
 	segs := 0
-	if bytes.IndexAny(v, nameSeps) < 0 {
+	if !bytes.ContainsAny(v, nameSeps) {
 		return false
 	}
 	for rest := v; len(rest) > 0; {
