@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 )
@@ -183,9 +184,22 @@ type scanner struct {
 }
 
 func (sc *scanner) add(start, end int, kind string) {
-	if start < end {
+	if start < end && !inPlaceholder(sc.b, start, end) {
 		sc.cands = append(sc.cands, cand{start: start, end: end, kind: kind})
 	}
+}
+
+// inPlaceholder reports whether b[start:end] holds or is inside a
+// placeholder: redacting redacted text changes nothing (a URL's
+// https://[REDACTED:sentry-dsn:…]@host is not a user and a password).
+func inPlaceholder(b []byte, start, end int) bool {
+	const open = "[REDACTED:"
+	if bytes.Contains(b[start:end], []byte(open)) {
+		return true
+	}
+	from := max(0, start-64)
+	k := bytes.LastIndex(b[from:start], []byte(open))
+	return k >= 0 && bytes.IndexByte(b[from+k:start], ']') < 0
 }
 
 func (sc *scanner) addExample(start, end int, kind string) {

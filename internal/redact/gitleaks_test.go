@@ -218,6 +218,9 @@ var gitleaksRules = []gitleaksRule{
 	}},
 	{id: "hashicorp-tf-password", kind: KindGenericSecret, gen: func() sample {
 		pw := rsecret(alLD+"=_-", 8+rnd(13))
+		for entropy([]byte(pw)) < 2 { // the rule's own entropy floor is part of its shape
+			pw = rsecret(alLD+"=_-", 8+rnd(13))
+		}
 		return doc("main.tf", "resource \"azurerm_mssql_server\" \"db\" {\n  name = \"sql-prod\"\n  administrator_login          = \"sqladmin\"\n  administrator_login_password = \""+pw+"\"\n}\n", pw)
 	}},
 	{id: "heroku-api-key", kind: "heroku-key", gen: func() sample { return kv("HEROKU_API_KEY", uuid()) }},

@@ -85,10 +85,10 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 		}
 		return len(v) >= 24 && entropy(v) >= 4.0 && !wordish(v)
 	}
-	if wordish(v) || constantCase(v) || longWords(v) >= 2 && nameLike(v) {
+	if wordish(v) || constantCase(v) || !pw && longWords(v) >= 3 && nameLike(v) {
 		return false
 	}
-	if t := bytes.TrimRight(v, "."); !quoted && (identLike(t) || codeName(t)) {
+	if t := bytes.TrimRight(v, "."); !quoted && codeName(t) {
 		return false // code: x = someName, Key: OtherName.
 	}
 	// Entropy floors sit below the 1e-6 quantile of random values of the
@@ -402,6 +402,7 @@ func codeName(seg []byte) bool {
 	if letters == 0 || vowels*5 < letters || up*5 > letters*2 {
 		return false
 	}
+	pieces := 0
 	for rest := seg; len(rest) > 0; {
 		var w []byte
 		w, rest = nextWord(rest)
@@ -420,10 +421,15 @@ func codeName(seg []byte) bool {
 			if !wordPart(w[i:j]) {
 				return false
 			}
+			if j > i {
+				pieces++
+			}
 			w = w[j:]
 		}
 	}
-	return true
+	// Names are made of words (3.5+ letters a piece on average); random
+	// mixed case falls into short pieces: tgy|Ppof|Acx|TQ|Y.
+	return letters*2 >= pieces*7 || letters <= 6 && letters == len(seg) // oldDo
 }
 
 // wordPart reports a piece of a name that reads as a word or an acronym:
