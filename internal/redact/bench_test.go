@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,7 +157,8 @@ func BenchmarkRedactMixed(b *testing.B) {
 }
 
 // BenchmarkRedactMixedChunks redacts the same corpus through the streaming
-// Writer in 16 KiB writes (how gitleaks' 3.7 MB/s baseline was measured).
+// Writer in 16 KiB writes, as agent redact and the run_command output
+// stream do.
 func BenchmarkRedactMixedChunks(b *testing.B) {
 	data, _ := mixedData()
 	r := New(Config{Key: testKey})
@@ -222,11 +223,13 @@ func goroot() string {
 			return s
 		}
 	}
-	return runtime.GOROOT()
+	return "" // no go command: stdlibFiles skips
 }
 
 // TestStdlibRedactionRate reports every redaction on the standard library's
-// non-test sources and requires at most 0.3 per MB (gitleaks: 0.31).
+// non-test sources and requires none: the tree holds no real secret (its
+// test keys are labelled "TESTING KEY"), so every redaction would be a false
+// positive.
 func TestStdlibRedactionRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads ~70 MB")
@@ -245,32 +248,186 @@ func TestStdlibRedactionRate(t *testing.T) {
 	}
 	rate := float64(n) / (float64(total) / 1e6)
 	t.Logf("stdlib: %d files, %.1f MB, %d redactions, %.3f per MB", len(files), float64(total)/1e6, n, rate)
-	if rate > 0.3 {
-		t.Errorf("%.3f redactions per MB, want <= 0.3", rate)
+	if n != 0 {
+		t.Errorf("%d redactions (%.3f per MB), want 0", n, rate)
 	}
 }
 
-func BenchmarkRedactStdlib(b *testing.B) {
+func stdlibList(b *testing.B) ([][]byte, int) {
 	files, total := stdlibFiles(b)
 	list := make([][]byte, 0, len(files))
 	for _, f := range files {
 		list = append(list, f)
 	}
+	return list, total
+}
+
+// BenchmarkFindStdlib measures detection alone (Find, no output) on the
+// standard library's non-test sources, where nothing is found: the cost of
+// the scan on clean code.
+func BenchmarkFindStdlib(b *testing.B) {
+	list, total := stdlibList(b)
 	r := New(Config{Key: testKey})
 	b.SetBytes(int64(total))
 	b.ResetTimer()
-	redactions := 0
+	findings := 0
 	for b.Loop() {
-		redactions = 0
+		findings = 0
 		for _, f := range list {
 			for _, x := range r.Find(f) {
 				if !x.Example {
-					redactions++
+					findings++
 				}
 			}
 		}
 	}
-	b.ReportMetric(float64(redactions)/(float64(total)/1e6), "redactions/MB")
+	b.ReportMetric(float64(findings)/(float64(total)/1e6), "findings/MB")
+}
+
+// BenchmarkRedactStdlib redacts every file (RedactBytes, what the agent
+// does to a tool result) of the same corpus. Nothing is found there, so it
+// measures redaction of clean input: the scan, and no copy.
+func BenchmarkRedactStdlib(b *testing.B) {
+	list, total := stdlibList(b)
+	r := New(Config{Key: testKey})
+	b.SetBytes(int64(total))
+	b.ResetTimer()
+	changed := 0
+	for b.Loop() {
+		changed = 0
+		for _, f := range list {
+			if out := r.RedactBytes(f); len(out) != len(f) || len(f) > 0 && &out[0] != &f[0] {
+				changed++
+			}
+		}
+	}
+	b.ReportMetric(float64(changed), "files-changed")
+}
+
+// denseCorpus renders fresh samples of every kind and gitleaks rule shape
+// (allGenerators), one document each, rotating through the contexts, and
+// returns the corpus and the needles that must not survive redaction.
+func denseCorpus(tb testing.TB, perGenerator int) ([]byte, []string) {
+	var sb strings.Builder
+	var needles []string
+	gens := allGenerators()
+	kinds := make([]string, 0, len(gens))
+	for k := range gens {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	n := 0
+	for _, k := range kinds {
+		for _, g := range gens[k] {
+			for range perGenerator {
+				s := g()
+				n++
+				if s.Doc {
+					sb.WriteString(docContexts[n%len(docContexts)].render(s.Name, s.Value))
+					needles = append(needles, s.Needles...)
+					continue
+				}
+				ctxs := contexts
+				if s.Multiline {
+					ctxs = multilineContexts
+				}
+				c := ctxs[n%len(ctxs)]
+				sb.WriteString(c.render(s.Name, s.Value))
+				needles = append(needles, c.escape(s.Secret))
+			}
+		}
+	}
+	return []byte(sb.String()), needles
+}
+
+// BenchmarkRedactDense redacts a corpus made of secrets: one fresh sample
+// of every generator (~280 documents of 130-odd kinds) after another, about
+// one secret per 200 bytes. It reports the redactions per MB and fails if
+// a planted secret survives.
+func BenchmarkRedactDense(b *testing.B) {
+	data, needles := denseCorpus(b, 4)
+	r := New(Config{Key: testKey})
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	var out []byte
+	for b.Loop() {
+		out = r.RedactBytes(data)
+	}
+	b.StopTimer()
+	for _, n := range needles {
+		if bytes.Contains(out, []byte(n)) {
+			b.Fatalf("planted secret left: %.60q", n)
+		}
+	}
+	b.ReportMetric(float64(bytes.Count(out, []byte("[REDACTED:")))/(float64(len(data))/1e6), "redactions/MB")
+}
+
+// TestWriteBenchCorpus writes the generated corpora to $REDACT_CORPUS_DIR
+// for scripts/bench-gitleaks.sh, which runs gitleaks and agent redact over
+// the same bytes: mixed.txt (the 10 MB mixed corpus) and dense/NNNN.txt
+// (one file per fresh sample of every generator), each with a .needles
+// file listing what must not survive, one a line, tab-separated from its
+// kind.
+func TestWriteBenchCorpus(t *testing.T) {
+	dir := os.Getenv("REDACT_CORPUS_DIR")
+	if dir == "" {
+		t.Skip("REDACT_CORPUS_DIR not set")
+	}
+	write := func(name string, b []byte) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, secrets := mixedCorpus(10 << 20)
+	write("mixed.txt", data)
+	var nl strings.Builder
+	for _, s := range secrets {
+		nl.WriteString("mixed\t" + s + "\n")
+	}
+	write("mixed.needles", []byte(nl.String()))
+
+	gens := allGenerators()
+	kinds := make([]string, 0, len(gens))
+	for k := range gens {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	nl.Reset()
+	n := 0
+	for _, k := range kinds {
+		for _, g := range gens[k] {
+			for range 5 {
+				s := g()
+				n++
+				var doc string
+				var ns []string
+				if s.Doc {
+					doc, ns = docContexts[n%len(docContexts)].render(s.Name, s.Value), s.Needles
+				} else {
+					ctxs := contexts
+					if s.Multiline {
+						ctxs = multilineContexts
+					}
+					c := ctxs[n%len(ctxs)]
+					doc, ns = c.render(s.Name, s.Value), []string{c.escape(s.Secret)}
+				}
+				name := fmt.Sprintf("dense/%05d.txt", n)
+				write(name, []byte(doc))
+				for _, x := range ns {
+					if strings.ContainsAny(x, "\t\n") {
+						continue // one a line: multi-line needles are listed by their lines elsewhere
+					}
+					nl.WriteString(k + "\t" + x + "\n")
+				}
+			}
+		}
+	}
+	write("dense.needles", []byte(nl.String()))
+	t.Logf("wrote %s: mixed.txt %d bytes, %d dense files", dir, len(data), n)
 }
 
 // BenchmarkAddKnown measures registering one value (the prefilter is

@@ -1,6 +1,10 @@
 package redact
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -33,56 +37,198 @@ func covers(fs []Finding, kind string, pos, n int, exact bool, valPos, valLen in
 	return false, "not found"
 }
 
+// allGenerators is every generator by kind: the original ones, those of
+// the gitleaks rule table and those of issue 9's credential shapes.
+func allGenerators() map[string][]genFunc {
+	all := map[string][]genFunc{}
+	for k, gs := range generators {
+		all[k] = append(all[k], gs...)
+	}
+	for k, gs := range credentialGenerators {
+		all[k] = append(all[k], gs...)
+	}
+	for _, rule := range gitleaksRules {
+		if rule.gen == nil {
+			continue
+		}
+		all[rule.kind] = append(all[rule.kind], rule.sample)
+	}
+	return all
+}
+
+// sample makes one sample of the rule, named by the rule's kind.
+func (g gitleaksRule) sample() sample {
+	s := g.gen()
+	s.Kind = g.kind
+	return s
+}
+
+// trySample renders s in every context that fits it and reports, per
+// rendering, whether it was found with its kind and redacted; why says
+// what failed. A generator bug (the secret not in the document) is fatal.
+func trySample(t *testing.T, r *Redactor, s sample, fn func(ctx, doc, red string, ok bool, why string)) {
+	t.Helper()
+	if s.Doc {
+		for _, c := range docContexts {
+			doc := c.render(s.Name, s.Value)
+			red := r.Redact(doc)
+			ok, why := true, ""
+			for _, n := range s.Needles {
+				if !strings.Contains(doc, n) {
+					t.Fatalf("%s/%s: generator bug: %.40q not in document", s.Kind, c.name, n)
+				}
+				if strings.Contains(red, n) {
+					ok, why = false, fmt.Sprintf("%.40q still in Redact output", n)
+				}
+			}
+			if ok && !strings.Contains(red, "[REDACTED:"+s.Kind+":") {
+				ok, why = false, "no "+s.Kind+" placeholder"
+			}
+			fn(c.name, doc, red, ok, why)
+		}
+		return
+	}
+	ctxs := contexts
+	if s.Multiline {
+		ctxs = multilineContexts
+	}
+	for _, c := range ctxs {
+		doc := c.render(s.Name, s.Value)
+		sec := c.escape(s.Secret)
+		val := c.escape(s.Value)
+		pos := strings.Index(doc, sec)
+		vpos := strings.Index(doc, val)
+		if pos < 0 || vpos < 0 {
+			t.Fatalf("%s/%s: generator bug: secret not in document", s.Kind, c.name)
+		}
+		ok, why := covers(r.Find([]byte(doc)), s.Kind, pos, len(sec), s.Exact, vpos, len(val))
+		red := r.Redact(doc)
+		if ok && strings.Contains(red, sec) {
+			ok, why = false, "still in Redact output"
+		}
+		fn(c.name, doc, red, ok, why)
+	}
+}
+
 // TestRecallCorpus generates fresh true positives of every kind in every
-// context and requires each to be found, with its kind, and redacted.
+// context and requires each to be found, with its kind, and redacted. With
+// -v it prints recall per kind (the table in docs/benchmarks.md).
 func TestRecallCorpus(t *testing.T) {
 	r := New(Config{Key: testKey})
-	kinds := make([]string, 0, len(generators))
-	for k := range generators {
+	gens := allGenerators()
+	kinds := make([]string, 0, len(gens))
+	for k := range gens {
 		kinds = append(kinds, k)
 	}
 	slices.Sort(kinds)
 	total, found := 0, 0
 	for _, kind := range kinds {
-		kTotal, kFound := 0, 0
-		for gi, gen := range generators[kind] {
+		kTotal, kFound, shown := 0, 0, 0
+		for gi, gen := range gens[kind] {
 			for range samplesPerGenerator {
 				s := gen()
-				ctxs := contexts
-				if s.Multiline {
-					ctxs = multilineContexts
-				}
-				for _, c := range ctxs {
-					doc := c.render(s.Name, s.Value)
-					sec := c.escape(s.Secret)
-					val := c.escape(s.Value)
-					pos := strings.Index(doc, sec)
-					vpos := strings.Index(doc, val)
-					if pos < 0 || vpos < 0 {
-						t.Fatalf("%s/%s: generator bug: secret not in document", kind, c.name)
-					}
+				s.Kind = kind
+				trySample(t, r, s, func(ctx, doc, red string, ok bool, why string) {
 					kTotal++
-					ok, why := covers(r.Find([]byte(doc)), kind, pos, len(sec), s.Exact, vpos, len(val))
-					red := r.Redact(doc)
-					if ok && strings.Contains(red, sec) {
-						ok, why = false, "still in Redact output"
-					}
 					if ok {
 						kFound++
-						continue
+						return
 					}
-					t.Errorf("%s (generator %d) in %s: %s\n--- document:\n%s\n--- redacted:\n%s", kind, gi, c.name, why, doc, red)
-				}
+					if shown++; shown <= 3 {
+						t.Errorf("%s (generator %d) in %s: %s\n--- document:\n%s\n--- redacted:\n%s", kind, gi, ctx, why, doc, red)
+					}
+				})
 			}
 		}
-		t.Logf("recall %-22s %3d/%3d", kind, kFound, kTotal)
+		t.Logf("recall %-26s %5d/%5d = %6.2f%%", kind, kFound, kTotal, 100*float64(kFound)/float64(kTotal))
 		total += kTotal
 		found += kFound
 	}
-	t.Logf("recall overall %d/%d = %.2f%%", found, total, 100*float64(found)/float64(total))
+	t.Logf("recall overall %d/%d = %.2f%% over %d kinds", found, total, 100*float64(found)/float64(total), len(kinds))
 	if found != total {
 		t.Errorf("recall %d/%d, want 100%%", found, total)
 	}
+}
+
+// TestGitleaksRules: every rule of gitleaks' default configuration has a
+// detector here; fresh samples of each rule's shape are redacted, named by
+// the kind the table maps the rule to.
+func TestGitleaksRules(t *testing.T) {
+	r := New(Config{Key: testKey})
+	seen := map[string]bool{}
+	covered := 0
+	for _, rule := range gitleaksRules {
+		if seen[rule.id] {
+			t.Errorf("rule %s listed twice", rule.id)
+		}
+		seen[rule.id] = true
+		if rule.gen == nil {
+			if rule.none == "" {
+				t.Errorf("rule %s: no generator and no reason", rule.id)
+			}
+			t.Logf("%-45s not content: %s", rule.id, rule.none)
+			continue
+		}
+		covered++
+		n, ok := 0, 0
+		for range 10 {
+			trySample(t, r, rule.sample(), func(ctx, doc, red string, good bool, why string) {
+				n++
+				if good {
+					ok++
+				} else if n-ok <= 2 {
+					t.Errorf("rule %s (kind %s) in %s: %s\n--- document:\n%s\n--- redacted:\n%s", rule.id, rule.kind, ctx, why, doc, red)
+				}
+			})
+		}
+		t.Logf("%-45s -> %-24s %3d/%3d", rule.id, rule.kind, ok, n)
+	}
+	t.Logf("%d gitleaks rules, %d with content, all mapped", len(gitleaksRules), covered)
+	if len(gitleaksRules) != gitleaksRuleCount {
+		t.Errorf("%d rules in the table, gitleaks v8.30.1 has %d", len(gitleaksRules), gitleaksRuleCount)
+	}
+}
+
+// gitleaksRuleCount is the number of rules of gitleaks v8.30.1's default
+// configuration.
+const gitleaksRuleCount = 222
+
+// TestGitleaksRuleIDs compares the table's rule ids with those of an
+// installed gitleaks configuration: $GITLEAKS_CONFIG, or gitleaks v8.30.1's
+// config/gitleaks.toml in the module cache (scripts/bench-gitleaks.sh puts
+// it there). Skipped when neither is there.
+func TestGitleaksRuleIDs(t *testing.T) {
+	path := os.Getenv("GITLEAKS_CONFIG")
+	if path == "" {
+		out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+		if err != nil {
+			t.Skipf("go env GOMODCACHE: %v", err)
+		}
+		path = filepath.Join(strings.TrimSpace(string(out)), "github.com", "zricethezav", "gitleaks", "v8@v8.30.1", "config", "gitleaks.toml")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("no gitleaks configuration to compare with (run scripts/bench-gitleaks.sh): %v", err)
+	}
+	ids := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if id, ok := strings.CutPrefix(line, "id = \""); ok {
+			ids[strings.TrimSuffix(id, "\"")] = true
+		}
+	}
+	table := map[string]bool{}
+	for _, r := range gitleaksRules {
+		table[r.id] = true
+		if !ids[r.id] {
+			t.Errorf("rule %s is not in %s", r.id, path)
+		}
+	}
+	for id := range ids {
+		if !table[id] {
+			t.Errorf("gitleaks rule %s has no entry in gitleaksRules", id)
+		}
+	}
+	t.Logf("%s: %d rule ids, table %d", path, len(ids), len(table))
 }
 
 // TestRecallRuntimeKinds covers the kinds that depend on configuration or

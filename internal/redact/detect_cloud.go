@@ -2,13 +2,10 @@ package redact
 
 import "bytes"
 
-// Documented example credentials. They are reported as examples and never
-// redacted: they are published in vendor docs and appear in countless
-// tutorials and test suites.
-const (
-	awsExampleKeyID  = "AKIAIOSFODNN7EXAMPLE"
-	awsExampleSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-)
+// Documented example credentials (AWS's AKIAIOSFODNN7EXAMPLE and
+// wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, and their kin) are reported as
+// examples and never redacted: they are published in vendor docs and
+// appear in countless tutorials and test suites.
 
 // isAWSExample reports whether v is (a variant of) AWS's documented example
 // access key id or secret key: AWS's documentation marks all of them with

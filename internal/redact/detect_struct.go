@@ -184,51 +184,22 @@ func pemBodyEnd(b []byte, i, lim int) int {
 	return end
 }
 
-// dbSchemes are the URL schemes whose user:password@ part is redacted.
-var dbSchemes = []string{
-	"postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongodb+srv",
-	"redis", "rediss", "amqp", "amqps", "sqlserver", "mssql", "clickhouse",
-	"cockroachdb", "couchdb", "neo4j", "neo4j+s", "nats",
-}
-
-// dbURL: the password of scheme://user:password@host. Only the password is
-// replaced.
-func (sc *scanner) dbURL(s, e int) {
-	b := sc.b
-	if !boundaryBefore(b, s, cAlnum) {
-		return
-	}
-	j := e
-	lim := min(len(b), e+256)
-	at := -1
-	for ; j < lim; j++ {
-		c := b[j]
-		if is(c, cWS|cQuote) || c == '/' || c == '?' || c == '#' || c == '<' || c == '>' || c == '\\' {
-			break
-		}
-		if c == '@' {
-			at = j
-		}
-	}
-	if at < 0 {
-		return
-	}
-	colon := bytes.IndexByte(b[e:at], ':')
-	if colon < 0 {
-		return
-	}
-	ps := e + colon + 1
-	if pw := b[ps:at]; len(pw) > 0 && !placeholderPassword(pw) {
-		sc.add(ps, at, KindDBURLPassword)
-	}
-}
-
 // placeholderPassword reports values that stand for a password rather than
 // being one: ${VAR}, $VAR, %s, <password>, {{ .Pass }}, ***, xxx, "password".
 func placeholderPassword(v []byte) bool {
 	switch v[0] {
-	case '$', '%', '<', '{', '[', '*', '(':
+	case '<', '{', '[', '*', '(':
 		return true
+	case '$':
+		// $VAR, ${VAR}, $(cmd); $2b$... (a hash) and random $x!.. are not.
+		if len(v) == 1 || is(v[1], cAlpha|cUnder) || v[1] == '{' || v[1] == '(' {
+			return true
+		}
+	case '%':
+		// %s, %v, %(password)s, %{DB_PASS}, %DB_PASSWORD%; not %PDm8...
+		if len(v) <= 2 || v[1] == '(' || v[1] == '{' || envRef(v) {
+			return true
+		}
 	}
 	same := true
 	for _, c := range v {
@@ -245,7 +216,34 @@ func placeholderPassword(v []byte) bool {
 			return true
 		}
 	}
-	return containsFold(v, "password") || containsFold(v, "passwd")
+	// P@ssw0rd and friends are the canonical example passwords.
+	var buf [64]byte
+	n := buf[:0]
+	for _, c := range v[:min(len(v), 64)] {
+		switch c {
+		case '@', '4':
+			c = 'a'
+		case '0':
+			c = 'o'
+		case '$', '5':
+			c = 's'
+		case '3':
+			c = 'e'
+		case '1', '!':
+			c = 'i'
+		}
+		n = append(n, c)
+	}
+	return containsFold(n, "password") || containsFold(n, "passwd") || containsFold(v, "password") || containsFold(v, "passwd")
+}
+
+// envRef reports a Windows environment reference: %DB_PASSWORD%, %Pass%.
+func envRef(v []byte) bool {
+	if len(v) < 3 || v[0] != '%' || v[len(v)-1] != '%' {
+		return false
+	}
+	in := v[1 : len(v)-1]
+	return constantCase(in) || identLike(in) || wordish(in)
 }
 
 var placeholderWords = []string{

@@ -11,10 +11,19 @@
 // library only (and internal/atomicfile, which writes its key file).
 //
 // Pipeline: one case-insensitive Aho-Corasick pass over the input finds
-// keyword hits ("akia", "ghp_", "-----begin", "password", ...); each hit runs
-// its detector on a small window around it (anchored RE2 patterns or
-// hand-written scanners, never a regex over the whole buffer); candidates are
-// then checked (entropy, checksum, example lists), overlaps merged, and
+// keyword hits ("akia", "ghp_", "-----begin", "password", "://", ...); each
+// hit runs its detector on a small window around it (anchored RE2 patterns
+// or hand-written scanners, never a regex over the whole buffer); candidates
+// are then checked (entropy, checksum, example lists), overlaps merged, and
 // replaced. Input without any finding is returned unchanged, without
 // allocating.
+//
+// Most vendor kinds are data: rules.go holds the tokens known by their
+// prefix (hf_, shpat_, dop_v1_, AGE-SECRET-KEY-1, ...), rules_ctx.go those
+// known by the vendor named in their key (DATADOG_API_KEY=<40 chars>) and
+// by a window around a service word. The hand-written detectors cover
+// formats: URL userinfo, .netrc, Docker auth files, Kubernetes Secrets,
+// NuGet.Config, curl -u, key=value assignments (generic.go, keys.go,
+// values.go). gitleaks_test.go maps every rule of gitleaks' default
+// configuration to the kind that covers it.
 package redact

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 )
@@ -28,20 +29,35 @@ const (
 	detTwilio
 	detJWT
 	detPEM
-	detDBURL
+	detURL
 	detGeneric
 	detAuthHeader
 	detKnown
 	detEmail
 	detDomain
+	detPrefix   // a prefixRule, by kwEntry.arg
+	detCtx      // a ctxRule, by kwEntry.arg
+	detNear     // a nearRule, by kwEntry.arg
+	detTelegram // ":AA" of a Telegram bot token
+	detSSWS
+	detK8sSecret
+	detNuGet
+	detCurl
+	detVault
 )
 
 // kwEntry is one prefilter keyword (lower case) and the detector it runs.
 type kwEntry struct {
 	text string
 	det  det
-	arg  int32 // detector argument: index into engine.known
+	arg  int32 // detector argument: an index into engine.known or a rule table
+	// full is the whole keyword when text is its first maxKeywordLen
+	// bytes: the automaton stays small, a hit is confirmed on the input.
+	full string
 }
+
+// maxKeywordLen bounds the keywords the automaton holds.
+const maxKeywordLen = 8
 
 // staticKeywords are the keywords of the built-in detectors.
 var staticKeywords = func() []kwEntry {
@@ -58,7 +74,7 @@ var staticKeywords = func() []kwEntry {
 	add(detGitLab, gitlabPrefixes...)
 	add(detSlackToken, "xox")
 	add(detSlackWebhook, "hooks.slack.com/")
-	add(detStripe, "sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_")
+	add(detStripe, "sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_", "whsec_")
 	add(detSKDash, "sk-")
 	add(detGoogleAPI, "aiza")
 	add(detGCP, `private_key"`, `private_key\"`, `private_key_id"`, `private_key_id\"`)
@@ -69,11 +85,18 @@ var staticKeywords = func() []kwEntry {
 	add(detTwilio, "twilio")
 	add(detJWT, "eyj")
 	add(detPEM, "-----begin")
-	for _, s := range dbSchemes {
-		add(detDBURL, s+"://")
-	}
+	add(detURL, "://")
 	add(detGeneric, genericKeywords...)
 	add(detAuthHeader, "bearer", "authorization")
+	add(detSSWS, "ssws")
+	add(detTelegram, ":aa")
+	add(detK8sSecret, "kind: secret", `kind: "secret`, `kind: 'secret`, `"kind": "secret`, `"kind":"secret`)
+	add(detNuGet, `<add key="`)
+	add(detCurl, "curl")
+	add(detVault, "vault")
+	kws = append(kws, prefixKeywords()...)
+	kws = append(kws, ctxKeywords()...)
+	kws = append(kws, nearKeywords()...)
 	return kws
 }()
 
@@ -126,7 +149,11 @@ func newEngine(cfg Config, known []knownValue) *engine {
 		slices.SortStableFunc(g, func(x, y knownValue) int { return len(y.value) - len(x.value) })
 	}
 	words := make([]string, len(e.kws))
-	for i, kw := range e.kws {
+	for i := range e.kws {
+		kw := &e.kws[i]
+		if len(kw.text) > maxKeywordLen {
+			kw.full, kw.text = kw.text, kw.text[:maxKeywordLen]
+		}
 		words[i] = kw.text
 	}
 	e.ac = newAutomaton(words)
@@ -148,12 +175,31 @@ type scanner struct {
 	// scanner.nextEnd).
 	endFrom, endTo, endAt int
 	endValid              bool
+	// nearDone is, per near rule, where its last window ended (less the
+	// overlap), so that repeated keywords do not rescan it.
+	nearDone [maxNear]int
+	// k8sDone is the end of the last Secret manifest parsed, vaultDone
+	// of the last line the vault detector scanned.
+	k8sDone, vaultDone int
 }
 
 func (sc *scanner) add(start, end int, kind string) {
-	if start < end {
+	if start < end && !inPlaceholder(sc.b, start, end) {
 		sc.cands = append(sc.cands, cand{start: start, end: end, kind: kind})
 	}
+}
+
+// inPlaceholder reports whether b[start:end] holds or is inside a
+// placeholder: redacting redacted text changes nothing (a URL's
+// https://[REDACTED:sentry-dsn:…]@host is not a user and a password).
+func inPlaceholder(b []byte, start, end int) bool {
+	const open = "[REDACTED:"
+	if bytes.Contains(b[start:end], []byte(open)) {
+		return true
+	}
+	from := max(0, start-64)
+	k := bytes.LastIndex(b[from:start], []byte(open))
+	return k >= 0 && bytes.IndexByte(b[from+k:start], ']') < 0
 }
 
 func (sc *scanner) addExample(start, end int, kind string) {
@@ -174,7 +220,14 @@ func (sc *scanner) run() {
 		if s >= first {
 			for _, k := range a.outputs(s) {
 				kw := &e.kws[k]
-				sc.dispatch(kw, i+1-len(kw.text), i+1)
+				start, end := i+1-len(kw.text), i+1
+				if kw.full != "" {
+					if !hasPrefixFold(b, start, kw.full) {
+						continue
+					}
+					end = start + len(kw.full)
+				}
+				sc.dispatch(kw, start, end)
 			}
 		}
 	}
@@ -221,8 +274,8 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 		sc.jwt(s)
 	case detPEM:
 		sc.pem(s)
-	case detDBURL:
-		sc.dbURL(s, e)
+	case detURL:
+		sc.urlCreds(s)
 	case detGeneric:
 		sc.generic(s, e)
 	case detAuthHeader:
@@ -233,6 +286,24 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 		sc.email(s)
 	case detDomain:
 		sc.domain(s, e)
+	case detPrefix:
+		sc.prefix(s, e, kw.arg)
+	case detCtx:
+		sc.ctx(e, kw.arg)
+	case detNear:
+		sc.near(s, e, kw.arg)
+	case detTelegram:
+		sc.telegram(s)
+	case detSSWS:
+		sc.ssws(s, e)
+	case detK8sSecret:
+		sc.k8sSecret(s, e)
+	case detNuGet:
+		sc.nuget(e)
+	case detCurl:
+		sc.curl(s, e)
+	case detVault:
+		sc.vault(s, e)
 	}
 }
 

@@ -15,6 +15,18 @@ func FuzzFind(f *testing.F) {
 	for _, doc := range lookalikes() {
 		f.Add([]byte(doc))
 	}
+	for _, gens := range allGenerators() { // every kind's shape, once
+		s := gens[0]()
+		if s.Doc {
+			f.Add([]byte(docContexts[1].render(s.Name, s.Value)))
+		} else {
+			f.Add([]byte(contexts[0].render(s.Name, s.Value)))
+		}
+	}
+	f.Add([]byte("machine h.io\n  login u\n  password "))
+	f.Add([]byte("kind: Secret\ndata:\n  a: |\n    "))
+	f.Add([]byte(`{"kind": "Secret", "data": {"a": "`))
+	f.Add([]byte("curl -u 'a:"))
 	f.Add([]byte("-----BEGIN RSA PRIVATE KEY-----\nAAAA"))
 	f.Add([]byte(`{"private_key\": \"x`))
 	r := New(Config{Key: testKey, PII: true, InternalDomains: []string{"corp.acme.internal"}})

@@ -52,9 +52,12 @@ func pick[T any](xs ...T) T { return xs[rnd(len(xs))] }
 // rsecret is a random value as password generators and API key issuers make
 // them: it always mixes letters and digits.
 func rsecret(alphabet string, n int) string {
+	if n < 2 || !strings.ContainsAny(alphabet, alDigit) || !strings.ContainsAny(alphabet, alLower+alUpper) {
+		return rstr(alphabet, n)
+	}
 	for {
 		s := rstr(alphabet, n)
-		if strings.ContainsAny(s, alDigit) && strings.ContainsAny(s, alLower+alUpper) {
+		if strings.ContainsAny(s, alDigit) && strings.ContainsAny(s, alLower+alUpper) && s[0] != '=' {
 			return s
 		}
 	}
@@ -97,7 +100,59 @@ type sample struct {
 	Exact bool
 	// Multiline values only go into contexts that can hold them.
 	Multiline bool
+	// Doc samples are whole files (a .netrc, a kubeconfig, a curl command):
+	// Name is the file's path, Value its content, Needles the parts that
+	// must not survive redaction. They are rendered by docContexts.
+	Doc     bool
+	Needles []string
 }
+
+// kv is a name=value sample; the caller sets the kind.
+func kv(name, value string) sample { return sample{Name: name, Value: value, Secret: value} }
+
+// doc is a whole-file sample; the caller sets the kind.
+func doc(path, content string, needles ...string) sample {
+	return sample{Name: path, Value: content, Doc: true, Needles: needles}
+}
+
+// docContext renders a file the way a tool shows it.
+type docContext struct {
+	name   string
+	render func(path, content string) string
+}
+
+// docContexts: the file itself, read_file's numbered lines, grep -n's
+// path:N: prefixes, and cat of it between other files.
+var docContexts = []docContext{
+	{"file", func(p, c string) string { return c }},
+	{"read_file", func(p, c string) string {
+		var sb strings.Builder
+		for i, l := range strings.Split(strings.TrimSuffix(c, "\n"), "\n") {
+			fmt.Fprintf(&sb, "%6d\t%s\n", i+1, l)
+		}
+		return sb.String()
+	}},
+	{"grep -n", func(p, c string) string {
+		var sb strings.Builder
+		for i, l := range strings.Split(strings.TrimSuffix(c, "\n"), "\n") {
+			fmt.Fprintf(&sb, "%s:%d:%s\n", p, i+1, l)
+		}
+		return sb.String()
+	}},
+	{"cat", func(p, c string) string {
+		return "# app\nSee docs/setup.md.\n" + c + "package main\n\nfunc main() {}\n"
+	}},
+}
+
+// Alphabets of the gitleaks-shaped generators.
+const (
+	alLD  = alLower + alDigit    // [a-z0-9]
+	alAH  = "abcdefgh" + alDigit // [a-h0-9]
+	alB64 = alBase62 + "+/"      // standard base64 without padding
+)
+
+// b64n is standard base64 of n random bytes.
+func b64n(n int) string { return base64.StdEncoding.EncodeToString(rbytes(n)) }
 
 type genFunc func() sample
 
@@ -253,7 +308,7 @@ var generators = map[string][]genFunc{
 			return whole(KindGenericSecret, name, v)
 		},
 		func() sample { // UUID API keys (Heroku, many SaaS)
-			return whole(KindGenericSecret, pick("HEROKU_API_KEY", "apiKey", "X_API_TOKEN"), uuid())
+			return whole(KindGenericSecret, pick("LICENSE_API_KEY", "apiKey", "X_API_TOKEN"), uuid())
 		},
 		func() sample { // signing secrets: 32 random bytes, base64url
 			return whole(KindGenericSecret, pick("JWT_SECRET", "session_secret", "SECRET_KEY_BASE", "cookieSecret"),

@@ -142,14 +142,17 @@ func entropy(v []byte) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	var counts [256]uint16
+	var counts [256]uint32
 	for _, c := range v {
 		counts[c]++
 	}
+	// Sum over the distinct bytes of v (visiting each once: its count is
+	// cleared), not over all 256: values are short.
 	n := float64(len(v))
 	h := 0.0
-	for _, k := range counts {
-		if k != 0 {
+	for _, c := range v {
+		if k := counts[c]; k != 0 {
+			counts[c] = 0
 			p := float64(k) / n
 			h -= p * math.Log2(p)
 		}
