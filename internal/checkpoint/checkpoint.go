@@ -13,10 +13,12 @@
 // snapshot's ID to a position in a run's events.
 //
 // Ref layout: every snapshot is a commit whose parent is the previous
-// snapshot of the same run, and each gets its own ref
-// refs/agent/runs/<runID>/<seq> (seq zero-padded to 6 digits, 1-based), so
-// refs are only ever created, never rewritten, and nothing a run keeps can be
-// collected. DeleteRun removes the run's refs and prunes loose objects no
+// snapshot of the same run; the run's head ref refs/agent/runs/<runID>/head
+// names the newest, so it reaches them all. The head is created once (temp
+// file, fsync, rename) and then rewritten in place (its 41 bytes at offset 0,
+// fsynced), so a snapshot adds no ref file. Runs of earlier versions have one
+// ref per snapshot, refs/agent/runs/<runID>/<seq>; they are read and
+// continued. DeleteRun removes the run's refs and prunes loose objects no
 // longer reachable from any ref.
 //
 // Files beside the repository, in <hash>.git/agent/: "workspace" (the
@@ -137,15 +139,17 @@ type Store struct {
 	objs      *objectBatch // loose objects written but not yet durable
 	lock      *flock.Flock
 
-	gen     uint64                     // prune generation our caches belong to
-	have    map[plumbing.Hash]struct{} // objects known to exist
-	trees   map[plumbing.Hash][]treeEntry
-	heads   map[string]Snapshot // run → newest snapshot
-	snaps   map[plumbing.Hash]Snapshot
-	stat    *statCache
-	ignores map[string]*ignoreFile
-	nonce   uint64
-	uidx    *userIndex
+	gen   uint64                     // prune generation our caches belong to
+	have  map[plumbing.Hash]struct{} // objects known to exist
+	trees map[plumbing.Hash][]treeEntry
+	heads map[string]Snapshot // run → newest snapshot
+	// headFiles are the runs' head refs kept open for rewriting in place.
+	headFiles map[string]*os.File
+	snaps     map[plumbing.Hash]Snapshot
+	stat      *statCache
+	ignores   map[string]*ignoreFile
+	nonce     uint64
+	uidx      *userIndex
 
 	lastScan scanStats
 }
@@ -218,6 +222,7 @@ func Open(agentHome, workspace string) (*Store, error) {
 		trees:     map[plumbing.Hash][]treeEntry{},
 		snaps:     map[plumbing.Hash]Snapshot{},
 		heads:     map[string]Snapshot{},
+		headFiles: map[string]*os.File{},
 		ignores:   map[string]*ignoreFile{},
 	}
 	s.resetCaches()
@@ -261,6 +266,7 @@ func (s *Store) Close() error {
 		}
 		return s.saveStat(s.stat, s.gen)
 	})
+	s.closeHeads()
 	if e := s.st.Close(); e != nil && err == nil {
 		err = fmt.Errorf("checkpoint: close: %w", e)
 	}

@@ -53,7 +53,7 @@ func TestSnapshotContents(t *testing.T) {
 	if link := gitCmd(t, "", nil, "--git-dir="+s.GitDir(), "cat-file", "-p", snap.ID+":link"); link != "a.txt" {
 		t.Fatalf("symlink blob = %q", link)
 	}
-	msg := gitCmd(t, "", nil, "--git-dir="+s.GitDir(), "log", "-1", "--format=%B", "refs/agent/runs/run1/000001")
+	msg := gitCmd(t, "", nil, "--git-dir="+s.GitDir(), "log", "-1", "--format=%B", "refs/agent/runs/run1/head")
 	for _, w := range []string{"Agent-Run: run1", "Agent-Call: call_1", "Agent-Kind: before", "Agent-Seq: 1", "Agent-Skipped: big.bin"} {
 		if !strings.Contains(msg, w) {
 			t.Fatalf("message %q lacks %q", msg, w)

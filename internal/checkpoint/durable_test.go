@@ -118,6 +118,18 @@ func checkDurable(t *testing.T, gitDir string, before, after map[string]bool, be
 			objDurable = append(objDurable, ps)
 		}
 	}
+	// A head ref that existed is rewritten in place: its write is recorded too.
+	for i, ev := range evs {
+		if ev.Op == opRef && !after[ev.Path] {
+			t.Errorf("ref %s recorded but not on disk", ev.Path)
+		}
+		if ev.Op == opRef {
+			if _, ok := refAt[ev.Path]; !ok {
+				refAt[ev.Path] = i
+				nRefs++
+			}
+		}
+	}
 	for p, r := range refAt {
 		for _, d := range objDurable {
 			if d > r {

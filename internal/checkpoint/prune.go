@@ -37,6 +37,10 @@ func (s *Store) DeleteRun(runID string) error {
 			return fmt.Errorf("checkpoint: remove %s: %w", r.Name(), err)
 		}
 	}
+	if f := s.headFiles[runID]; f != nil {
+		f.Close()
+		delete(s.headFiles, runID)
+	}
 	removeRefDir(filepath.Join(s.gitDir, filepath.FromSlash(refPrefix+runID)))
 	delete(s.heads, runID)
 	if err := s.prune(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -19,11 +20,23 @@ import (
 // refPrefix is the private namespace of the snapshots' refs.
 const refPrefix = "refs/agent/runs/"
 
+// headName is the last component of a run's head ref,
+// refs/agent/runs/<run>/head: the run's newest snapshot. Each snapshot's
+// parent is the run's previous one, so the head reaches them all.
+const headName = "head"
+
+func headRefName(runID string) plumbing.ReferenceName {
+	return plumbing.ReferenceName(refPrefix + runID + "/" + headName)
+}
+
+// refName is the ref of one snapshot in the layout of earlier versions
+// (refs/agent/runs/<run>/<seq>, one ref per snapshot), still read.
 func refName(runID string, seq int) plumbing.ReferenceName {
 	return plumbing.ReferenceName(fmt.Sprintf("%s%s/%06d", refPrefix, runID, seq))
 }
 
-// parseRef splits refs/agent/runs/<run>/<seq>.
+// parseRef splits refs/agent/runs/<run>/<seq> (seq > 0) or
+// refs/agent/runs/<run>/head (seq 0).
 func parseRef(name plumbing.ReferenceName) (run string, seq int, ok bool) {
 	rest, found := strings.CutPrefix(name.String(), refPrefix)
 	if !found {
@@ -32,6 +45,9 @@ func parseRef(name plumbing.ReferenceName) (run string, seq int, ok bool) {
 	i := strings.LastIndexByte(rest, '/')
 	if i <= 0 {
 		return "", 0, false
+	}
+	if rest[i+1:] == headName {
+		return rest[:i], 0, true
 	}
 	n, err := strconv.Atoi(rest[i+1:])
 	if err != nil || n <= 0 {
@@ -74,7 +90,7 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 		return Snapshot{}, err
 	}
 	snap.ID = h.String()
-	if err := s.setRef(refName(meta.RunID, snap.Seq), h); err != nil {
+	if err := s.setHead(meta.RunID, h); err != nil {
 		return Snapshot{}, err
 	}
 	s.heads[meta.RunID] = snap
@@ -82,49 +98,96 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 	return snap, nil
 }
 
-// setRef writes a loose ref with atomicfile (temporary file beside it,
-// fsync, rename, fsync of its directory), so a process killed or a machine
-// losing power at any instant leaves the ref either absent or whole, never
-// empty. The temporary file's name starts with "." and repoFS hides such
-// names under refs/ (as git does), so no reader takes it for a ref. It runs
-// after flushObjects: every object the ref names is already durable.
-func (s *Store) setRef(name plumbing.ReferenceName, h plumbing.Hash) error {
-	p := filepath.Join(s.gitDir, filepath.FromSlash(name.String()))
+// setHead makes h the run's head ref. The first time, the ref is created
+// with atomicfile (temporary file beside it, fsync, rename, fsync of its
+// directory); after that it is rewritten in place: one write of its 41 bytes
+// at offset 0 (the file never changes size, so a reader or a crash sees the
+// old hash or the new one) and an fsync, without a new file each snapshot.
+// It runs after flushObjects: every object the ref names is already durable.
+func (s *Store) setHead(runID string, h plumbing.Hash) error {
+	p := filepath.Join(s.gitDir, filepath.FromSlash(headRefName(runID).String()))
 	data := []byte(h.String() + "\n")
+	f := s.headFiles[runID]
+	if f == nil {
+		if g, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+			if fi, err := g.Stat(); err == nil && fi.Size() == int64(len(data)) {
+				f = g
+			} else {
+				g.Close() // not a ref this version wrote: replace it whole
+			}
+		}
+	}
+	if f != nil {
+		if _, err := f.WriteAt(data, 0); err != nil {
+			f.Close()
+			delete(s.headFiles, runID)
+			return fmt.Errorf("checkpoint: set head of %s: %w", runID, err)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			delete(s.headFiles, runID)
+			return fmt.Errorf("checkpoint: set head of %s: %w", runID, err)
+		}
+		s.headFiles[runID] = f
+		s.sy.note(syncEvent{Op: opRef, Path: p})
+		return nil
+	}
 	err := atomicfile.Write(p, data, privateFile)
 	if err != nil && errors.Is(err, fs.ErrNotExist) {
 		// A run's first ref: make its directory, durably.
 		if err := s.sy.mkdirAll(filepath.Dir(p)); err != nil {
-			return fmt.Errorf("checkpoint: set ref: %w", err)
+			return fmt.Errorf("checkpoint: set head of %s: %w", runID, err)
 		}
 		err = atomicfile.Write(p, data, privateFile)
 	}
 	if err != nil {
-		return fmt.Errorf("checkpoint: set ref: %w", err)
+		return fmt.Errorf("checkpoint: set head of %s: %w", runID, err)
 	}
 	s.sy.note(syncEvent{Op: opRef, Path: p})
 	if err := s.sy.syncDirs(); err != nil {
-		return fmt.Errorf("checkpoint: set ref: %w", err)
+		return fmt.Errorf("checkpoint: set head of %s: %w", runID, err)
+	}
+	if g, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+		s.headFiles[runID] = g
 	}
 	return nil
 }
 
-// head is the run's newest snapshot (zero if none). The cached head is
-// trusted while no ref past it exists.
+// closeHeads closes the head refs kept open for rewriting.
+func (s *Store) closeHeads() {
+	for run, f := range s.headFiles {
+		f.Close()
+		delete(s.headFiles, run)
+	}
+}
+
+// head is the run's newest snapshot (zero if none). A run's snapshots are
+// taken by the one process that holds the run's lock, so a head cached by
+// this process stays the head.
 func (s *Store) head(runID string) (Snapshot, error) {
 	if h, ok := s.heads[runID]; ok {
-		if _, err := s.st.Reference(refName(runID, h.Seq+1)); errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return h, nil
+		return h, nil
+	}
+	var tip plumbing.Hash
+	if r, err := s.st.Reference(headRefName(runID)); err == nil && r.Type() == plumbing.HashReference {
+		tip = r.Hash()
+	} else {
+		// A run of an earlier version: one ref per snapshot, the newest last.
+		refs, err := s.runRefs(runID)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		for i := len(refs) - 1; i >= 0; i-- {
+			if _, seq, _ := parseRef(refs[i].Name()); seq > 0 {
+				tip = refs[i].Hash()
+				break
+			}
 		}
 	}
-	refs, err := s.runRefs(runID)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	if len(refs) == 0 {
+	if tip.IsZero() {
 		return Snapshot{}, nil
 	}
-	h, err := s.getHash(refs[len(refs)-1].Hash())
+	h, err := s.getHash(tip)
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -193,24 +256,33 @@ func (s *Store) getHash(h plumbing.Hash) (Snapshot, error) {
 	return snap, nil
 }
 
-// List returns the run's snapshots, oldest first.
+// List returns the run's snapshots, oldest first: from the head back along
+// the parents.
 func (s *Store) List(runID string) ([]Snapshot, error) {
 	if err := validRunID(runID); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	refs, err := s.runRefs(runID)
-	if err != nil {
+	head, err := s.head(runID)
+	if err != nil || head.ID == "" {
 		return nil, err
 	}
-	out := make([]Snapshot, 0, len(refs))
-	for _, r := range refs {
-		snap, err := s.getHash(r.Hash())
-		if err != nil {
+	var out []Snapshot
+	for snap := head; ; {
+		out = append(out, snap)
+		if snap.Parent == "" {
+			break
+		}
+		if snap, err = s.getHash(plumbing.NewHash(snap.Parent)); err != nil {
 			return nil, err
 		}
-		out = append(out, snap)
+		if snap.RunID != runID {
+			break
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
 	}
 	return out, nil
 }
