@@ -78,12 +78,12 @@ func TestOrphanedCommandEndedOnResume(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, "")
 	command := "echo start >> side.log; sh -c 'echo $$ > " + dir + "/inner.pid; cat " + fifo + " > /dev/null; echo end >> side.log'; echo after >> side.log"
-	_, e.url = newConvServer(t, []map[string]any{
+	// The run takes the first turn, its resume the second.
+	e := newEnv(t, script(
 		turn("", call("c1", "run_command", map[string]any{"command": command})),
 		turn("the command's outcome is unknown; stopping here"),
-	})
+	))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, agentBin, "run", "--approval", "full-auto", "work")
