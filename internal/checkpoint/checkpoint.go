@@ -243,6 +243,13 @@ func initRepo(gitDir string, st *filesystem.Storage, sy *syncer) error {
 	if err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
 		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
 	}
+	// The 256 fan-out directories now, once, rather than one mkdir (and an
+	// fsync of objects/) for each of the first few hundred snapshots.
+	for i := 0; i < 256; i++ {
+		if err := sy.mkdirAll(filepath.Join(gitDir, "objects", fmt.Sprintf("%02x", i))); err != nil {
+			return fmt.Errorf("checkpoint: init shadow repository: %w", err)
+		}
+	}
 	if err := sy.syncDirs(); err != nil {
 		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
 	}
