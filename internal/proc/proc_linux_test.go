@@ -176,7 +176,7 @@ func TestGateHoldsAndAborts(t *testing.T) {
 // process that left the group (setsid) is still found by its marker.
 func TestScanIdentity(t *testing.T) {
 	dir := t.TempDir()
-	p, err := Start(Spec{Path: "bash", Args: []string{"-c", GateScript + "setsid sleep 302 & echo $! > esc.pid; exec sleep 303"},
+	p, err := Start(Spec{Path: "bash", Args: []string{"-c", GateScript + "setsid sh -c 'echo $$ > esc.pid; exec sleep 302' & exec sleep 303"},
 		Dir: dir, Env: os.Environ(), Marker: "run-2/call_9", Gated: true})
 	if err != nil {
 		t.Fatal(err)
