@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -21,14 +22,20 @@ func configure(cmd *exec.Cmd) {
 func lockThread()   { runtime.LockOSThread() }
 func unlockThread() { runtime.UnlockOSThread() }
 
+// bootID is the kernel's boot id; it does not change while a process lives,
+// so it is read once.
+var bootID = sync.OnceValue(func() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(b))
+})
+
 // identify reads the boot id and the process's start time.
 func identify(pid int) (string, uint64) {
-	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	st, ok := readStat(pid)
 	if !ok {
-		return strings.TrimSpace(string(boot)), 0
+		return bootID(), 0
 	}
-	return strings.TrimSpace(string(boot)), st.start
+	return bootID(), st.start
 }
 
 type stat struct {
@@ -96,11 +103,10 @@ func exitCode(ps *os.ProcessState) int {
 }
 
 func scan(ids []Identity, markerPrefix string) (map[int][]Info, error) {
-	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	bootID := strings.TrimSpace(string(boot))
+	boot := bootID()
 	groups := map[int]Identity{}
 	for _, id := range ids {
-		if id.PGID <= 0 || (id.BootID != "" && bootID != "" && id.BootID != bootID) {
+		if id.PGID <= 0 || (id.BootID != "" && boot != "" && id.BootID != boot) {
 			continue // another boot: nothing of it is left
 		}
 		groups[id.PGID] = id

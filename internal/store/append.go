@@ -22,68 +22,82 @@ import (
 // fall together. The events survive the process being killed when Append
 // returns (WAL, synchronous NORMAL); AppendSync also survives a power loss.
 func (s *Store) Append(ctx context.Context, evs ...*event.Event) error {
-	return s.appendOn(ctx, s.db, evs)
+	return s.appendOn(ctx, evs, false)
 }
 
-// AppendSync is Append on a connection with synchronous=FULL: the WAL is
-// fsynced before it returns, which makes these events and every one committed
-// before them durable.
+// AppendSync is Append committed with synchronous=FULL: the WAL is fsynced
+// before it returns, which makes these events and every one committed before
+// them durable.
 func (s *Store) AppendSync(ctx context.Context, evs ...*event.Event) error {
-	return s.appendOn(ctx, s.dbSync, evs)
+	return s.appendOn(ctx, evs, true)
+}
+
+// appender is the one connection appends commit on, with its prepared
+// statements. Other reads and writes use the pool.
+type appender struct {
+	mu    sync.Mutex
+	conn  *sql.Conn
+	stmts map[string]*sql.Stmt
+}
+
+// with runs fn on the append connection, opening it on first use.
+func (a *appender) with(ctx context.Context, db *sql.DB, fn func(*sql.Conn) error) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conn == nil {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		a.conn, a.stmts = c, map[string]*sql.Stmt{}
+	}
+	return fn(a.conn)
+}
+
+func (a *appender) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := a.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := a.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	a.stmts[q] = st
+	return st, nil
+}
+
+func (a *appender) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, st := range a.stmts {
+		st.Close()
+	}
+	if a.conn != nil {
+		a.conn.Close()
+	}
+	a.conn, a.stmts = nil, nil
+}
+
+// setSync switches the connection between synchronous=FULL (fsync the WAL
+// at each commit) and NORMAL.
+func setSync(ctx context.Context, c *sql.Conn, full bool) error {
+	mode := "NORMAL"
+	if full {
+		mode = "FULL"
+	}
+	_, err := c.ExecContext(ctx, "PRAGMA synchronous = "+mode)
+	return err
 }
 
 // The statements of an append, prepared once per handle.
 const (
-	sqlLastSeq    = `SELECT last_seq FROM runs WHERE id = ?`
-	sqlInsertEv   = `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
-	sqlUpdateRun  = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer) WHERE id = ?`
-	sqlInsertCP   = `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created) SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`
-	sqlInsertGr   = `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`
-	sqlInsertAud  = `INSERT INTO audit(time, run_id, action, call_id, detail) VALUES (?, ?, ?, ?, ?)`
-	numStatements = 6
+	sqlLastSeq   = `SELECT last_seq FROM runs WHERE id = ?`
+	sqlInsertEv  = `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
+	sqlUpdateRun = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer) WHERE id = ?`
+	sqlInsertCP  = `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created) SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`
+	sqlInsertGr  = `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`
+	sqlInsertAud = `INSERT INTO audit(time, run_id, action, call_id, detail) VALUES (?, ?, ?, ?, ?)`
 )
-
-// stmtCache holds a handle's prepared statements.
-type stmtCache struct {
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
-}
-
-func (c *stmtCache) get(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st, ok := c.m[q]; ok {
-		return st, nil
-	}
-	st, err := db.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if c.m == nil {
-		c.m = make(map[string]*sql.Stmt, numStatements)
-	}
-	c.m[q] = st
-	return st, nil
-}
-
-// prepare prepares every statement of an append that is not yet.
-func (c *stmtCache) prepare(ctx context.Context, db *sql.DB) error {
-	for _, q := range []string{sqlLastSeq, sqlInsertEv, sqlUpdateRun, sqlInsertCP, sqlInsertGr, sqlInsertAud} {
-		if _, err := c.get(ctx, db, q); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c *stmtCache) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, st := range c.m {
-		st.Close()
-	}
-	c.m = nil
-}
 
 // runDelta is what a batch of events changes in its runs row.
 type runDelta struct {
@@ -113,7 +127,7 @@ func (d *runDelta) fold(ev *event.Event) {
 	}
 }
 
-func (s *Store) appendOn(ctx context.Context, db *sql.DB, evs []*event.Event) error {
+func (s *Store) appendOn(ctx context.Context, evs []*event.Event, sync bool) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -136,26 +150,36 @@ func (s *Store) appendOn(ctx context.Context, db *sql.DB, evs []*event.Event) er
 		}
 		data[i] = b
 	}
-	cache := &s.stmts
-	if db == s.dbSync {
-		cache = &s.stmtsSync
-	}
-	// Prepared before the transaction: the sync handle has one connection,
-	// which the transaction then holds.
-	if err := cache.prepare(ctx, db); err != nil {
-		return fmt.Errorf("append %s: %w", what, err)
-	}
+	// The journal write must not be abandoned half-way because the run was
+	// cancelled: the interruption itself is journaled with a cancelled ctx.
+	ctx = context.WithoutCancel(ctx)
+	return s.app.with(ctx, s.db, func(c *sql.Conn) error {
+		if sync {
+			if err := setSync(ctx, c, true); err != nil {
+				return fmt.Errorf("append %s: %w", what, err)
+			}
+			defer setSync(ctx, c, false)
+		}
+		return s.appendTx(ctx, c, evs, data, what)
+	})
+}
+
+func (s *Store) appendTx(ctx context.Context, c *sql.Conn, evs []*event.Event, data [][]byte, what string) error {
+	runID := evs[0].RunID
 	stmt := func(tx *sql.Tx, q string) (*sql.Stmt, error) {
-		st, err := cache.get(ctx, db, q)
+		st, err := s.app.stmt(ctx, q)
 		if err != nil {
 			return nil, err
 		}
 		return tx.StmtContext(ctx, st), nil
 	}
-	// The journal write must not be abandoned half-way because the run was
-	// cancelled: the interruption itself is journaled with a cancelled ctx.
-	ctx = context.WithoutCancel(ctx)
-	tx, err := db.BeginTx(ctx, nil)
+	// Prepared before the transaction, which then holds the connection.
+	for _, q := range []string{sqlLastSeq, sqlInsertEv, sqlUpdateRun, sqlInsertCP, sqlInsertGr, sqlInsertAud} {
+		if _, err := s.app.stmt(ctx, q); err != nil {
+			return fmt.Errorf("append %s: %w", what, err)
+		}
+	}
+	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", what, err)
 	}

@@ -48,15 +48,13 @@ const noticeFile = "mode-notice"
 // Store is an open journal.
 type Store struct {
 	db *sql.DB
-	// dbSync commits with synchronous=FULL: AppendSync's transactions are
-	// fsynced before they return (and with them everything before).
-	dbSync *sql.DB
+	// app is the connection every append of this process commits on (see
+	// append.go), so the journal's pages stay in one cache.
+	app    appender
 	path   string
 	home   string
 	notice string
 	mode   fs.FileMode
-	// stmts and stmtsSync are the prepared statements of db and dbSync.
-	stmts, stmtsSync stmtCache
 }
 
 // Open opens (creating if needed) the journal under home.
@@ -99,10 +97,6 @@ func Open(ctx context.Context, home string) (*Store, error) {
 	}
 	s := &Store{db: db, path: path, home: home, mode: mode}
 	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if s.dbSync, err = openDB(path, "FULL", 1); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -220,11 +214,7 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the database.
 func (s *Store) Close() error {
-	s.stmts.close()
-	s.stmtsSync.close()
-	if s.dbSync != nil {
-		s.dbSync.Close()
-	}
+	s.app.close()
 	return s.db.Close()
 }
 
@@ -244,12 +234,16 @@ func parseTime(s string) time.Time {
 	return t
 }
 
-// SyncMode is PRAGMA synchronous of the connection AppendSync commits on
-// (2 = FULL: the WAL is fsynced at each commit); -1 when it cannot be read.
+// SyncMode is PRAGMA synchronous as AppendSync commits (2 = FULL: the WAL
+// is fsynced at the commit); -1 when it cannot be read.
 func (s *Store) SyncMode(ctx context.Context) int {
-	var m int
-	if err := s.dbSync.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&m); err != nil {
-		return -1
-	}
+	m := -1
+	_ = s.app.with(ctx, s.db, func(c *sql.Conn) error {
+		if err := setSync(ctx, c, true); err != nil {
+			return err
+		}
+		defer setSync(ctx, c, false)
+		return c.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&m)
+	})
 	return m
 }
