@@ -145,11 +145,13 @@ type Store struct {
 	heads map[string]Snapshot // run → newest snapshot
 	// headFiles are the runs' head refs kept open for rewriting in place.
 	headFiles map[string]*os.File
-	snaps     map[plumbing.Hash]Snapshot
-	stat      *statCache
-	ignores   map[string]*ignoreFile
-	nonce     uint64
-	uidx      *userIndex
+	// slack is the racy-timestamp slack of the workspace's file system.
+	slack   time.Duration
+	snaps   map[plumbing.Hash]Snapshot
+	stat    *statCache
+	ignores map[string]*ignoreFile
+	nonce   uint64
+	uidx    *userIndex
 
 	lastScan scanStats
 }
@@ -223,6 +225,7 @@ func Open(agentHome, workspace string) (*Store, error) {
 		snaps:     map[plumbing.Hash]Snapshot{},
 		heads:     map[string]Snapshot{},
 		headFiles: map[string]*os.File{},
+		slack:     min(racySlack, timestampSlack(ws)),
 		ignores:   map[string]*ignoreFile{},
 	}
 	s.resetCaches()

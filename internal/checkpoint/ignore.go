@@ -90,7 +90,7 @@ func (s *Store) smallFile(abs string, parse func([]byte) *ignoreFile) (*ignoreFi
 		return nil, 0
 	}
 	sig := st.sig()
-	fresh := racy(st.mtime, st.ctime, time.Now().UnixNano())
+	fresh := racy(s.slack, st.mtime, st.ctime, time.Now().UnixNano())
 	if f, ok := s.ignores[abs]; ok && f.sig == sig && !fresh {
 		return f, mixFP(0x9e3779b97f4a7c15, sig)
 	}

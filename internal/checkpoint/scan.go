@@ -106,7 +106,7 @@ func (sc *scanner) walk(rel, abs string, parts []string, ign *ignoreSet, fp uint
 	}
 	defer dr.close()
 	ds := sc.c.dirs[rel]
-	reuse := ds != nil && ds.sig == dsig && !racy(dsig.mtime, dsig.ctime, ds.seen)
+	reuse := ds != nil && ds.sig == dsig && !racy(sc.s.slack, dsig.mtime, dsig.ctime, ds.seen)
 	if !reuse {
 		names, err := dr.names(sc.buf)
 		if err != nil {
@@ -168,7 +168,7 @@ func (sc *scanner) walk(rel, abs string, parts []string, ign *ignoreSet, fp uint
 			sc.stats.files++
 			mode := gitMode(&st)
 			if e.kind == entFile && e.mode == mode && e.size == st.size && e.mtime == st.mtime &&
-				e.ctime == st.ctime && e.ino == st.ino && !racy(e.mtime, e.ctime, e.seen) {
+				e.ctime == st.ctime && e.ino == st.ino && !racy(sc.s.slack, e.mtime, e.ctime, e.seen) {
 				e.inc = true
 				break
 			}

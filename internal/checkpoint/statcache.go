@@ -17,15 +17,22 @@ import (
 // racySlack: stat data whose mtime or ctime is this close to (or after) the
 // moment it was taken is not trusted, because a later write in the same
 // timestamp tick would leave it unchanged (git's "racy git" problem). Such
-// files (and directory listings) are read again on the next scan.
+// files (and directory listings) are read again on the next scan. 2 s covers
+// the coarsest timestamps (FAT); a Store on a file system known to keep
+// nanosecond timestamps uses fineSlack instead (Store.slack).
 var racySlack = 2 * time.Second
+
+// fineSlack is the slack on file systems with nanosecond timestamps taken
+// from the kernel's coarse clock (a tick of at most 10 ms): ext4, xfs,
+// btrfs, tmpfs, overlayfs, f2fs, zfs.
+const fineSlack = 100 * time.Millisecond
 
 // saveEvery: a full scan writes the stat cache at most this often; Close
 // always writes it. Losing it only costs rehashing.
 var saveEvery = time.Second
 
-func racy(mtime, ctime, seen int64) bool {
-	s := racySlack.Nanoseconds()
+func racy(slack time.Duration, mtime, ctime, seen int64) bool {
+	s := slack.Nanoseconds()
 	return mtime >= seen-s || (ctime != 0 && ctime >= seen-s)
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -22,6 +23,7 @@ type userIndex struct {
 	mtime   int64
 	byName  map[string]*index.Entry
 	trusted bool
+	slack   time.Duration // the racy slack of the workspace's file system
 }
 
 // minIndexMisses is how many stat-cache misses make reading the user's
@@ -65,7 +67,7 @@ func (s *Store) loadUserIndex() *userIndex {
 	if err := index.NewDecoder(bufio.NewReaderSize(f, 1<<16)).Decode(&idx); err != nil {
 		return nil
 	}
-	u := &userIndex{sig: st.sig(), mtime: st.mtime, byName: make(map[string]*index.Entry, len(idx.Entries)), trusted: s.userConfigTrusted(gd)}
+	u := &userIndex{sig: st.sig(), mtime: st.mtime, byName: make(map[string]*index.Entry, len(idx.Entries)), trusted: s.userConfigTrusted(gd), slack: s.slack}
 	for _, e := range idx.Entries {
 		u.byName[e.Name] = e
 	}
@@ -113,7 +115,7 @@ func (u *userIndex) lookup(path string, st *fileStat, mode filemode.FileMode) (p
 	if e.Inode != 0 && st.ino != 0 && e.Inode != uint32(st.ino) {
 		return plumbing.ZeroHash, false
 	}
-	if st.mtime >= u.mtime-racySlack.Nanoseconds() {
+	if st.mtime >= u.mtime-u.slack.Nanoseconds() {
 		return plumbing.ZeroHash, false // racy: may have changed after the index was written
 	}
 	return e.Hash, true
