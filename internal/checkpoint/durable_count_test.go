@@ -12,6 +12,8 @@ func countFsyncs(s *Store) func() int {
 			n++
 		case opRef:
 			n += 2
+		case opRefRewrite:
+			n++
 		}
 		if prev != nil {
 			prev(ev)

@@ -120,10 +120,10 @@ func checkDurable(t *testing.T, gitDir string, before, after map[string]bool, be
 	}
 	// A head ref that existed is rewritten in place: its write is recorded too.
 	for i, ev := range evs {
-		if ev.Op == opRef && !after[ev.Path] {
+		if (ev.Op == opRef || ev.Op == opRefRewrite) && !after[ev.Path] {
 			t.Errorf("ref %s recorded but not on disk", ev.Path)
 		}
-		if ev.Op == opRef {
+		if ev.Op == opRef || ev.Op == opRefRewrite {
 			if _, ok := refAt[ev.Path]; !ok {
 				refAt[ev.Path] = i
 				nRefs++

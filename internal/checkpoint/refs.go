@@ -129,7 +129,7 @@ func (s *Store) setHead(runID string, h plumbing.Hash) error {
 			return fmt.Errorf("checkpoint: set head of %s: %w", runID, err)
 		}
 		s.headFiles[runID] = f
-		s.sy.note(syncEvent{Op: opRef, Path: p})
+		s.sy.note(syncEvent{Op: opRefRewrite, Path: p})
 		return nil
 	}
 	err := atomicfile.Write(p, data, privateFile)

@@ -32,6 +32,7 @@ const (
 	opSyncDir                    // a directory was fsynced
 	opRef                        // a ref was written with atomicfile (fsync, rename, fsync directory)
 	opMkdir                      // a directory was created
+	opRefRewrite                 // a head ref was rewritten in place and fsynced
 )
 
 func (o syncOp) String() string {
@@ -46,6 +47,8 @@ func (o syncOp) String() string {
 		return "ref"
 	case opMkdir:
 		return "mkdir"
+	case opRefRewrite:
+		return "ref-rewrite"
 	}
 	return fmt.Sprintf("syncOp(%d)", uint8(o))
 }
