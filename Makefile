@@ -20,10 +20,17 @@ test: lint
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
+# staticcheck is installed with go install (outside the module's
+# dependencies) the first time.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@[ -x "$(STATICCHECK)" ] || (cd / && $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION))
+	$(STATICCHECK) ./...
 
 clean:
 	rm -rf bin

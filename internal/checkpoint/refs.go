@@ -29,14 +29,9 @@ func headRefName(runID string) plumbing.ReferenceName {
 	return plumbing.ReferenceName(refPrefix + runID + "/" + headName)
 }
 
-// refName is the ref of one snapshot in the layout of earlier versions
-// (refs/agent/runs/<run>/<seq>, one ref per snapshot), still read.
-func refName(runID string, seq int) plumbing.ReferenceName {
-	return plumbing.ReferenceName(fmt.Sprintf("%s%s/%06d", refPrefix, runID, seq))
-}
-
-// parseRef splits refs/agent/runs/<run>/<seq> (seq > 0) or
-// refs/agent/runs/<run>/head (seq 0).
+// parseRef splits refs/agent/runs/<run>/head (seq 0) or, in the layout of
+// earlier versions (one ref per snapshot, still read),
+// refs/agent/runs/<run>/<seq> (seq > 0).
 func parseRef(name plumbing.ReferenceName) (run string, seq int, ok bool) {
 	rest, found := strings.CutPrefix(name.String(), refPrefix)
 	if !found {

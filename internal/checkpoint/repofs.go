@@ -27,12 +27,12 @@ const (
 type syncOp uint8
 
 const (
-	opSyncFile syncOp = iota + 1 // a file's data was fsynced (Path: its name then)
-	opRename                     // Path was renamed to To
-	opSyncDir                    // a directory was fsynced
-	opRef                        // a ref was written with atomicfile (fsync, rename, fsync directory)
-	opMkdir                      // a directory was created
-	opRefRewrite                 // a head ref was rewritten in place and fsynced
+	opSyncFile   syncOp = iota + 1 // a file's data was fsynced (Path: its name then)
+	opRename                       // Path was renamed to To
+	opSyncDir                      // a directory was fsynced
+	opRef                          // a ref was written with atomicfile (fsync, rename, fsync directory)
+	opMkdir                        // a directory was created
+	opRefRewrite                   // a head ref was rewritten in place and fsynced
 )
 
 func (o syncOp) String() string {

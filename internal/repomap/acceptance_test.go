@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -293,7 +292,7 @@ func checkRate(t *testing.T, lang string, rate float64, n int, misses []string) 
 }
 
 func TestAcceptanceGoNetHTTP(t *testing.T) {
-	root := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	root := filepath.Join(goroot(), "src", "net", "http")
 	if _, err := os.Stat(root); err != nil {
 		t.Skip("no net/http sources")
 	}
@@ -357,7 +356,7 @@ func TestAcceptanceLarge(t *testing.T) {
 	if os.Getenv("REPOMAP_LARGE") == "" {
 		t.Skip("set REPOMAP_LARGE=1 to run")
 	}
-	goRoot := filepath.Join(runtime.GOROOT(), "src")
+	goRoot := filepath.Join(goroot(), "src")
 	if _, err := os.Stat(goRoot); err == nil {
 		sample := goOracle(t, goRoot).unique(40)
 		rate, misses := hitRate(t, goRoot, sample)

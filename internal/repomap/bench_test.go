@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -35,7 +34,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 }
 
 func goSrc(b *testing.B) string {
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	dir := filepath.Join(goroot(), "src")
 	if _, err := os.Stat(dir); err != nil {
 		b.Skipf("no GOROOT/src: %v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -200,7 +199,7 @@ func TestBuildQueryFocusConversation(t *testing.T) {
 }
 
 func TestBudgetsFit(t *testing.T) {
-	root := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	root := filepath.Join(goroot(), "src", "net", "http")
 	big := true
 	if _, err := os.Stat(root); err != nil {
 		root, big = writeDemo(t), false

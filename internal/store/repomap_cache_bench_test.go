@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -29,7 +28,7 @@ import (
 const benchQuery = "why does ServeMux reject this path?"
 
 func benchGoSrc(b *testing.B) string {
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	dir := filepath.Join(goroot(), "src")
 	if _, err := os.Stat(dir); err != nil {
 		b.Skipf("no GOROOT/src: %v", err)
 	}
