@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
-	"time"
 )
 
 func uuid() string {
@@ -117,29 +116,46 @@ func TestNoAllocWhenClean(t *testing.T) {
 	}
 }
 
-// TestAdversarialInputsLinear: inputs built to make detectors rescan (many
-// BEGIN lines, repeated keywords) stay fast.
-func TestAdversarialInputsLinear(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing")
+// adversarialDocs are inputs built to make detectors rescan (many BEGIN
+// lines, repeated keywords), at n times a base size.
+func adversarialDocs(n int) map[string]string {
+	return map[string]string{
+		"begin-no-end":   strings.Repeat("-----BEGIN RSA PRIVATE KEY-----\n", 4000*n),
+		"begin-then-end": strings.Repeat("-----BEGIN RSA PRIVATE KEY-----\nAAAA\n", 3000*n) + "-----END RSA PRIVATE KEY-----\n",
+		"twilio":         strings.Repeat("twilio ", 20000*n),
+		"keywords":       strings.Repeat("token=password=secret=api_key=", 4000*n),
+		"aws-secret":     strings.Repeat("aws secret ", 10000*n),
+		"jwt-ish":        strings.Repeat("eyJhbGciOiJub25lIn0.", 6000*n),
+		"digits":         strings.Repeat("4111 1111 1111 1111 +1 (415) 555-2671 ", 3000*n),
+		"at-signs":       strings.Repeat("a@b.c", 20000*n),
 	}
+}
+
+// TestAdversarialInputsScaleLinearly: doubling such an input may at most
+// about double the work, counted in allocations (deterministic, no clock);
+// the speed is BenchmarkAdversarialInputs.
+func TestAdversarialInputsScaleLinearly(t *testing.T) {
 	r := New(Config{Key: testKey, PII: true})
-	for name, doc := range map[string]string{
-		"begin-no-end":   strings.Repeat("-----BEGIN RSA PRIVATE KEY-----\n", 40000),
-		"begin-then-end": strings.Repeat("-----BEGIN RSA PRIVATE KEY-----\nAAAA\n", 30000) + "-----END RSA PRIVATE KEY-----\n",
-		"twilio":         strings.Repeat("twilio ", 200000),
-		"keywords":       strings.Repeat("token=password=secret=api_key=", 40000),
-		"aws-secret":     strings.Repeat("aws secret ", 100000),
-		"jwt-ish":        strings.Repeat("eyJhbGciOiJub25lIn0.", 60000),
-		"digits":         strings.Repeat("4111 1111 1111 1111 +1 (415) 555-2671 ", 30000),
-		"at-signs":       strings.Repeat("a@b.c", 200000),
-	} {
-		start := time.Now()
-		r.RedactBytes([]byte(doc))
-		d := time.Since(start)
-		t.Logf("%-15s %8d bytes %v", name, len(doc), d)
-		if d > 2*time.Second {
-			t.Errorf("%s: %v for %d bytes", name, d, len(doc))
+	small, big := adversarialDocs(1), adversarialDocs(2)
+	for name := range small {
+		a, b := []byte(small[name]), []byte(big[name])
+		n1 := testing.AllocsPerRun(2, func() { r.RedactBytes(a) })
+		n2 := testing.AllocsPerRun(2, func() { r.RedactBytes(b) })
+		if n1 > 0 && n2/n1 > 3 {
+			t.Errorf("%s: %.0f allocations at size n, %.0f at 2n: grows faster than linearly", name, n1, n2)
 		}
+	}
+}
+
+func BenchmarkAdversarialInputs(b *testing.B) {
+	r := New(Config{Key: testKey, PII: true})
+	for name, doc := range adversarialDocs(10) {
+		in := []byte(doc)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for i := 0; i < b.N; i++ {
+				r.RedactBytes(in)
+			}
+		})
 	}
 }
