@@ -23,12 +23,16 @@ replaced by [REDACTED:KIND:FINGERPRINT]: the same engine and per-install key
 ($AGENT_HOME/redact.key) as the agent's own trace, so a placeholder here matches
 the one in agent trace and agent export for the same secret.
 
-Detected: vendor tokens and keys (AWS, GitHub, GitLab, Slack, Stripe, OpenAI,
-Anthropic, Google, GCP service accounts, Azure storage, npm, PyPI, SendGrid,
-Twilio), JWTs, private keys, passwords in database and broker URLs, password=
-style assignments, the values of secret-looking environment variables of this
-shell (*TOKEN*, *SECRET*, *KEY*, DATABASE_URL, ...) and every value of the .env
-files of the current workspace. [redact] pii and internal_domains in the
+Detected: the token and key formats of every rule of gitleaks' default
+configuration (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google,
+Azure, Hugging Face, Shopify, DigitalOcean, Databricks, Mailgun, Telegram, age,
+Okta, Vault, Sentry DSNs, and some 200 more), private keys (also base64-wrapped,
+as in a kubeconfig), JWTs, credentials in URLs (.git-credentials, database and
+broker URLs), .netrc and Docker config.json passwords, Kubernetes Secret data,
+password= and high-entropy key= style assignments in code, YAML, INI, TOML and
+JSON, the values of secret-looking environment variables of this shell
+(*TOKEN*, *SECRET*, *KEY*, DATABASE_URL, ...) and every value of the .env files
+of the current workspace. [redact] pii and internal_domains in the
 workspace's configuration apply; --pii turns on e-mail, phone and card redaction.
 
 The output streams: large files and pipes are redacted as they are read. Every

@@ -176,6 +176,9 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 	case event.StatusAwaitingApproval:
 		if p := out.Pending; p != nil {
 			fmt.Fprintf(s.stderr, "paused: %s %s needs approval (call %s)\n  arguments: %s\n", p.Tool, p.Risk, p.CallID, p.Arguments)
+			if p.Reason != "" {
+				fmt.Fprintf(s.stderr, "  why: %s\n", s.redact(p.Reason))
+			}
 			if p.Diff != "" {
 				fmt.Fprintln(s.stderr, p.Diff)
 			}

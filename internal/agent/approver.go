@@ -17,6 +17,8 @@ type ApprovalRequest struct {
 	Risk      event.Risk
 	// Diff is the change a file tool would make (empty for commands).
 	Diff string
+	// Reason says why a person is asked (the policy's reason), once known.
+	Reason string
 }
 
 // Approval decisions, scopes and sources (the event package's types).

@@ -359,7 +359,7 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 		case dec.Pending:
 			// No decision yet, so no approval event: run_finished with status
 			// awaiting_approval is the journaled fact (Apply marks the call).
-			req.Diff = dec.Diff
+			req.Diff, req.Reason = dec.Diff, dec.Reason
 			return Outcome{Status: event.StatusAwaitingApproval, Pending: &req}, true
 		case risk == event.RiskRead && dec.Decision == Allow:
 			// Reads are never asked; only a denial of a read is an audit fact.
