@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"agent/internal/app"
 	"bufio"
 	"bytes"
 	"crypto/hmac"
@@ -88,7 +89,7 @@ func runExport(cmd *cobra.Command, id, outFile string) error {
 	if err != nil {
 		return usageErr("redaction key: %v", err)
 	}
-	red, err := newRedactor(&settings{Home: st.Home(), Workspace: run.Workspace, RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains})
+	red, err := app.NewRedactor(&app.Settings{Home: st.Home(), Workspace: run.Workspace, RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains})
 	if err != nil {
 		return err
 	}

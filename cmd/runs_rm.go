@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"agent/internal/app"
 	"bufio"
 	"context"
 	"errors"
@@ -76,8 +77,8 @@ anything is deleted: an unknown id deletes nothing. Any unique id prefix works.`
 				}
 			}()
 			for _, r := range runs {
-				l, err := tryLockRun(st.Home(), r.ID)
-				if errors.Is(err, errRunInUse) {
+				l, err := app.TryLockRun(st.Home(), r.ID)
+				if errors.Is(err, app.ErrRunInUse) {
 					return usageErr("nothing deleted: run %s is in use by a live agent process; wait for it to finish or stop it (Ctrl-C), then retry", r.ID)
 				}
 				if err != nil {
@@ -174,9 +175,9 @@ func pruneRetention(ctx context.Context, home string, retention time.Duration) (
 	if retention <= 0 {
 		return 0, nil
 	}
-	st, err := store.Open(ctx, home)
+	st, err := app.OpenStore(ctx, home)
 	if err != nil {
-		return 0, stateErr(err)
+		return 0, appErr(err)
 	}
 	defer st.Close()
 	n, err := pruneOlder(ctx, st, retention, "retention: [trace] retention = "+retention.String(), nil, nil)
@@ -196,8 +197,8 @@ func pruneOlder(ctx context.Context, st *store.Store, d time.Duration, reason st
 	}
 	n := 0
 	for _, r := range runs {
-		l, err := tryLockRun(st.Home(), r.ID)
-		if errors.Is(err, errRunInUse) {
+		l, err := app.TryLockRun(st.Home(), r.ID)
+		if errors.Is(err, app.ErrRunInUse) {
 			if skipped != nil {
 				skipped(r)
 			}

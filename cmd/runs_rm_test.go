@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"agent/internal/app"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -176,7 +177,7 @@ func TestPruneRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	held, err := tryLockRun(home, "old-held")
+	held, err := app.TryLockRun(home, "old-held")
 	if err != nil {
 		t.Fatal(err)
 	}

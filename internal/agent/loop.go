@@ -96,6 +96,19 @@ func (r *Runner) flush(ctx context.Context, st *State, sync bool) error {
 	return nil
 }
 
+// RecordRollback journals a rollback of the run's files (and, with
+// rb.Conversation, of its conversation): the checkpoint of the state before
+// it, then the rollback itself, folded into st.
+func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.CheckpointData, rb *event.RollbackData) error {
+	if err := r.record(ctx, st, pre); err != nil {
+		return err
+	}
+	if err := r.record(ctx, st, rb); err != nil {
+		return err
+	}
+	return r.flush(ctx, st, false)
+}
+
 // Start journals the beginning of a new run and its prompt.
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
@@ -202,6 +215,8 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 	asm := newCallAssembler(st.Step)
 	live := r.liveText()
 	defer live.Close()
+	shown := r.liveCalls()
+	defer shown.close()
 	for {
 		se, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -216,6 +231,7 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 			io.WriteString(live, se.Text)
 		case EvToolCallStart, EvToolCallDelta, EvToolCallEnd:
 			asm.add(se)
+			shown.add(st.Step, se)
 		case EvUsage:
 			usage = se.Usage
 		case EvError:
@@ -244,6 +260,55 @@ func (r *Runner) liveText() io.WriteCloser {
 		return red.NewStream(out)
 	}
 	return &bufferedRedact{r: r.Redactor, w: out}
+}
+
+// liveCalls shows streaming tool calls to the observer, each call's
+// arguments through its own streaming redactor.
+func (r *Runner) liveCalls() *callStreams {
+	return &callStreams{r: r, by: map[int]io.WriteCloser{}}
+}
+
+type callStreams struct {
+	r  *Runner
+	by map[int]io.WriteCloser
+}
+
+func (c *callStreams) add(step int, se StreamEvent) {
+	obs := c.r.Observer.CallDelta
+	if obs == nil {
+		return
+	}
+	switch se.Kind {
+	case EvToolCallStart:
+		idx, id, name := se.Index, se.ID, se.Name
+		obs(CallDelta{Step: step, Index: idx, ID: id, Name: name})
+		var w io.Writer = funcWriter(func(s string) { obs(CallDelta{Step: step, Index: idx, ID: id, Name: name, Text: s}) })
+		switch red := c.r.Redactor.(type) {
+		case nil:
+			c.by[idx] = nopWriteCloser{w}
+		case StreamRedactor:
+			c.by[idx] = red.NewStream(w)
+		default:
+			c.by[idx] = &bufferedRedact{r: c.r.Redactor, w: w}
+		}
+	case EvToolCallDelta:
+		if w := c.by[se.Index]; w != nil {
+			io.WriteString(w, se.Text)
+		}
+	case EvToolCallEnd:
+		if w := c.by[se.Index]; w != nil {
+			w.Close()
+			delete(c.by, se.Index)
+			obs(CallDelta{Step: step, Index: se.Index, Done: true})
+		}
+	}
+}
+
+func (c *callStreams) close() {
+	for i, w := range c.by {
+		w.Close()
+		delete(c.by, i)
+	}
 }
 
 type nopWriteCloser struct{ io.Writer }

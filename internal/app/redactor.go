@@ -1,4 +1,4 @@
-package cmd
+package app
 
 import (
 	"io/fs"
@@ -9,13 +9,17 @@ import (
 	"agent/internal/redact"
 )
 
+// NewRedactor builds the redactor of a workspace (see newRedactor), for
+// commands that redact outside a run (agent redact, agent export).
+func NewRedactor(set *Settings) (*redact.Redactor, error) { return newRedactor(set) }
+
 // newRedactor builds the run's redactor: the per-install key under the state
 // directory, every secret-looking environment value, and every value of the
 // workspace's .env files as exact-match secrets.
-func newRedactor(set *settings) (*redact.Redactor, error) {
+func newRedactor(set *Settings) (*redact.Redactor, error) {
 	key, err := redact.LoadOrCreateKey(filepath.Join(set.Home, "redact.key"))
 	if err != nil {
-		return nil, usageErr("redaction key: %v", err)
+		return nil, usage("redaction key: %v", err)
 	}
 	r := redact.New(redact.Config{Key: key, PII: set.RedactPII, InternalDomains: set.InternalDomains})
 	r.AddEnv(os.Environ())
