@@ -42,12 +42,12 @@ type Approver struct {
 	// (its mode and rules as it started).
 	Policy    *policy.Policy
 	PolicyFor func(runID string) *policy.Policy
-	Grants   Grants   // nil: no run grants
-	Prompter Prompter // nil: headless, a call that needs a person is pending
-	TTL      time.Duration
-	Tools    *tools.Registry
-	ToolEnv  *tools.Env
-	Now      func() time.Time
+	Grants    Grants   // nil: no run grants
+	Prompter  Prompter // nil: headless, a call that needs a person is pending
+	TTL       time.Duration
+	Tools     *tools.Registry
+	ToolEnv   *tools.Env
+	Now       func() time.Time
 }
 
 func (a *Approver) now() time.Time {
