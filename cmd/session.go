@@ -125,13 +125,3 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 	}
 	return withCode(code, nil)
 }
-
-// lockRunOrExplain is app.TryLockRun with the contract's exit codes: 2 when
-// a live process holds the run.
-func lockRunOrExplain(home, runID string) (interface{ Unlock() error }, error) {
-	fl, err := app.TryLockRun(home, runID)
-	if err != nil {
-		return nil, appErr(err)
-	}
-	return fl, nil
-}
