@@ -110,4 +110,3 @@ func hasColour(s string) (string, bool) {
 	}
 	return "", false
 }
-

@@ -231,6 +231,7 @@ type palette struct {
 	mark  [numKinds]string             // the "+" / "-" marker
 	pad   [numKinds]string             // padding (the line's background)
 	faint string
+	dim   string
 }
 
 const sgrReset = "\x1b[m"
@@ -269,5 +270,6 @@ func newPalette(t *theme.Theme) palette {
 		p.pad[k] = sgr(nil, bgs[k], false)
 	}
 	p.faint = sgr(t.Subtle, nil, false)
+	p.dim = sgr(t.Muted, nil, false)
 	return p
 }

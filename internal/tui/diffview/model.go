@@ -7,7 +7,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/alecthomas/chroma/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"agent/internal/tui/theme"
 )
@@ -89,6 +88,15 @@ type Model struct {
 
 	cache      [2]map[int]string // rendered rows, unified and split, at cacheWidth
 	cacheWidth int
+	foot       footKey // what the cached status line shows
+	footText   string
+}
+
+// footKey is everything the status line depends on.
+type footKey struct {
+	off, body, rows, width, cursor, compact int
+	mode                                    Mode
+	split                                   bool
 }
 
 // New returns a view of a unified diff (see Parse for the forms it reads).
@@ -172,6 +180,7 @@ func (m *Model) SetTheme(t *theme.Theme) {
 func (m *Model) resetCache() {
 	m.cache = [2]map[int]string{{}, {}}
 	m.cacheWidth = m.width
+	m.footText = ""
 }
 
 // SetSize sets the width and the height the view renders at. A height of 0
@@ -435,20 +444,19 @@ func (m *Model) View() string {
 	if m.compact > 0 {
 		off = 0
 	}
-	var b strings.Builder
-	for i := off; i < off+body && i < len(lo.rows); i++ {
-		if i > off {
-			b.WriteByte('\n')
-		}
-		b.WriteString(m.row(lo, i, split))
+	end := min(off+body, len(lo.rows))
+	parts := make([]string, 0, end-off+1)
+	for i := off; i < end; i++ {
+		parts = append(parts, m.row(lo, i, split))
 	}
 	if footer {
-		if body > 0 {
-			b.WriteByte('\n')
+		k := footKey{off, body, len(lo.rows), m.width, m.cursor, m.compact, m.mode, split}
+		if k != m.foot || m.footText == "" {
+			m.foot, m.footText = k, m.footer(lo, off, body)
 		}
-		b.WriteString(m.footer(lo, off, body))
+		parts = append(parts, m.footText)
 	}
-	return b.String()
+	return strings.Join(parts, "\n")
 }
 
 // row returns row i rendered, from the cache when it can.
@@ -481,7 +489,7 @@ func (m *Model) footer(lo *layout, off, body int) string {
 		if notice != "" {
 			parts = append(parts, notice)
 		}
-		return m.styled(m.th.Dim.Render, strings.Join(parts, " · "), w)
+		return m.paint(m.pal.dim, fit(strings.Join(parts, " · "), w))
 	}
 	parts = append(parts, m.Effective().String())
 	if notice != "" {
@@ -503,11 +511,20 @@ func (m *Model) footer(lo *layout, off, body int) string {
 		}
 	}
 	right := strings.Join(hints, "  ")
-	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
+	lw, rw := width(left), width(right)
 	if right != "" && lw+2+rw <= w {
-		return m.th.Dim.Render(left) + strings.Repeat(" ", w-lw-rw) + m.th.Faint.Render(right)
+		return m.paint(m.pal.dim, left+strings.Repeat(" ", w-lw-rw)) + m.paint(m.pal.faint, right)
 	}
-	return m.styled(m.th.Dim.Render, left, w)
+	return m.paint(m.pal.dim, fit(left, w))
+}
+
+// paint writes s in one palette style (the status line is redrawn on every
+// scroll step, so it does without lipgloss).
+func (m *Model) paint(sgr, s string) string {
+	if sgr == "" {
+		return s
+	}
+	return sgr + s + sgrReset
 }
 
 func b2i(b bool) int {

@@ -43,7 +43,7 @@ func (m *Model) display(li int32) *dispLine {
 	if cr && m.diff.Files[m.lineFile[li]].MixedEOL {
 		text += "␍"
 	}
-	d := &dispLine{text: text, width: ansi.StringWidth(text)}
+	d := &dispLine{text: text, width: width(text)}
 	if m.pal.color && l.Kind != LineNote {
 		d.spans = tokenise(m.lexerOf(m.lineFile[li]), text)
 	}
@@ -232,7 +232,7 @@ func (m *Model) writeCode(p *painter, li int32, k, w int) {
 	} else {
 		budget := w - 1
 		for _, s := range spans {
-			sw := ansi.StringWidth(s.text)
+			sw := width(s.text)
 			if used+sw <= budget {
 				p.text(style(s.class), s.text)
 				used += sw

@@ -74,19 +74,34 @@ func isInvalid(s string) bool {
 	return r == utf8.RuneError && size <= 1
 }
 
-// fit cuts s (plain text) to width columns, ending it with "…" when it is
-// cut, and pads it with spaces to exactly width.
-func fit(s string, width int) string {
-	if width <= 0 {
+// width is the number of columns s takes: quick for ASCII and the few
+// narrow symbols the view draws itself, ansi.StringWidth otherwise.
+func width(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r >= 0x20 && r < 0x7f, r == '·', r == '–', r == '…', r == '│', r == '→', r == '↑', r == '↓':
+			n++
+		default:
+			return ansi.StringWidth(s)
+		}
+	}
+	return n
+}
+
+// fit cuts s (plain text) to cols columns, ending it with "…" when it is
+// cut, and pads it with spaces to exactly cols.
+func fit(s string, cols int) string {
+	if cols <= 0 {
 		return ""
 	}
-	w := ansi.StringWidth(s)
-	if w > width {
-		s = ansi.Truncate(s, width, "…")
+	w := width(s)
+	if w > cols {
+		s = ansi.Truncate(s, cols, "…")
 		w = ansi.StringWidth(s)
 	}
-	if w < width {
-		s += strings.Repeat(" ", width-w)
+	if w < cols {
+		s += strings.Repeat(" ", cols-w)
 	}
 	return s
 }
