@@ -1,17 +1,26 @@
 package diffview
 
 import (
+	"fmt"
 	"testing"
 
 	"agent/internal/tui/theme"
 )
 
-// benchView is a view of an n-line diff at 120×40 in the dark theme.
-func benchView(b *testing.B, n int, th *theme.Theme) *Model {
+// benchSizes are the diff lengths the frame-time goal names (≤ 16 ms per
+// frame at 120×40), and one ten times longer to show the cost per frame
+// does not grow with the diff.
+var benchSizes = []int{2000, 10000, 100000}
+
+// benchView is a view of an n-line diff at 120×40.
+func benchView(b *testing.B, n int, th *theme.Theme, mode Mode) *Model {
 	b.Helper()
 	patch, _ := genPatch(n)
-	m := New(patch, Options{Theme: th})
+	m := New(patch, Options{Theme: th, Mode: mode})
 	m.SetSize(120, 40)
+	if m.Effective() != mode {
+		b.Fatalf("the view is %v at 120 columns", m.Effective())
+	}
 	return m
 }
 
@@ -24,106 +33,151 @@ func warm(m *Model) {
 	m.GotoTop()
 }
 
-// scroll is one scroll step down (back to the top at the end) and a frame.
-func scroll(m *Model) {
-	if m.AtBottom() {
-		m.GotoTop()
-	} else {
-		m.Update(press("j"))
-	}
-	_ = m.View()
-}
-
-// BenchmarkScroll2000 is one scroll step (the j key) and View on a
-// 2,000-line diff whose rows have all been seen (rendered rows come from
-// the cache; the status line is new each step).
-func BenchmarkScroll2000(b *testing.B) {
-	for _, tc := range []struct {
-		name string
-		th   *theme.Theme
-	}{{"colour", theme.New(true, false)}, {"nocolor", theme.New(true, true)}} {
-		b.Run(tc.name, func(b *testing.B) {
-			m := benchView(b, 2000, tc.th)
-			warm(m)
-			b.ReportAllocs()
-			for b.Loop() {
-				scroll(m)
-			}
-		})
-	}
-}
-
-// BenchmarkScroll20000 is the same step on a diff ten times longer: the
-// cost per frame does not grow with the diff.
-func BenchmarkScroll20000(b *testing.B) {
-	m := benchView(b, 20000, theme.New(true, false))
-	warm(m)
-	b.ReportAllocs()
-	for b.Loop() {
-		scroll(m)
-	}
-}
-
-// BenchmarkScrollFirstPass20000 is a scroll step that brings a row not
-// seen before into view: it is rendered and highlighted (chroma) once.
-func BenchmarkScrollFirstPass20000(b *testing.B) {
-	th := theme.New(true, false)
-	m := benchView(b, 20000, th)
+// frames runs one key and a frame per iteration, back to the top at the
+// end (outside the timer when the rows must be rendered afresh).
+func frames(b *testing.B, m *Model, key string, fresh bool) {
+	th := m.th
+	msg := press(key)
 	_ = m.View()
 	b.ReportAllocs()
 	for b.Loop() {
 		if m.AtBottom() {
 			b.StopTimer()
-			m.SetTheme(th) // a fresh cache
+			if fresh {
+				m.SetTheme(th) // drops every cache
+			}
 			m.GotoTop()
 			_ = m.View()
 			b.StartTimer()
 		}
-		m.Update(press("j"))
+		m.Update(msg)
 		_ = m.View()
 	}
 }
 
-// BenchmarkFrameUncached2000 is a frame whose 39 rows are all rendered
-// and highlighted afresh (the first frame, or a jump to a part not seen).
-func BenchmarkFrameUncached2000(b *testing.B) {
+// BenchmarkScroll is the frame time of scrolling: one key (j, a row; pgdown,
+// a page) and View, at 120×40, unified and split, on rows seen before
+// (cached) and on rows never seen (rendered and highlighted with chroma:
+// the first pass through a diff).
+func BenchmarkScroll(b *testing.B) {
 	th := theme.New(true, false)
-	m := benchView(b, 2000, th)
-	m.ScrollBy(1000)
-	b.ReportAllocs()
-	for b.Loop() {
-		m.SetTheme(th) // drops every cache
-		_ = m.View()
+	for _, n := range benchSizes {
+		for _, mode := range []Mode{Unified, Split} {
+			for _, key := range []string{"j", "pgdown"} {
+				for _, fresh := range []bool{false, true} {
+					pass := map[bool]string{false: "cached", true: "first"}[fresh]
+					b.Run(fmt.Sprintf("lines=%d/%v/%s/%s", n, mode, key, pass), func(b *testing.B) {
+						m := benchView(b, n, th, mode)
+						if !fresh {
+							warm(m)
+						}
+						frames(b, m, key, fresh)
+					})
+				}
+			}
+		}
 	}
 }
 
-// BenchmarkOpen20000 parses a 20,000-line patch, lays it out and renders
-// the first frame.
-func BenchmarkOpen20000(b *testing.B) {
-	patch, _ := genPatch(20000)
+// BenchmarkScrollNoColor is the cached j step without colour (NO_COLOR).
+func BenchmarkScrollNoColor(b *testing.B) {
+	m := benchView(b, 2000, theme.New(true, true), Unified)
+	warm(m)
+	frames(b, m, "j", false)
+}
+
+// BenchmarkHunkJump is the n key and its frame: a jump to a part of the
+// diff not seen before.
+func BenchmarkHunkJump(b *testing.B) {
+	for _, n := range benchSizes[:2] {
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			m := benchView(b, n, theme.New(true, false), Unified)
+			frames(b, m, "n", true)
+		})
+	}
+}
+
+// BenchmarkFrameUncached is a frame whose 39 rows are all rendered and
+// highlighted afresh (the first frame, or a jump to a part not seen).
+func BenchmarkFrameUncached(b *testing.B) {
+	th := theme.New(true, false)
+	for _, mode := range []Mode{Unified, Split} {
+		b.Run(mode.String(), func(b *testing.B) {
+			m := benchView(b, 2000, th, mode)
+			m.ScrollBy(1000)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.SetTheme(th) // drops every cache
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkOpen parses a patch, lays it out and renders the first frame
+// (what opening the checkpoint preview costs).
+func BenchmarkOpen(b *testing.B) {
 	th := theme.New(true, false)
 	hl := NewHighlighter()
-	b.SetBytes(int64(len(patch)))
-	b.ReportAllocs()
-	for b.Loop() {
-		m := New(patch, Options{Theme: th, Highlighter: hl})
-		m.SetSize(120, 40)
-		_ = m.View()
+	for _, n := range benchSizes[:2] {
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			patch, _ := genPatch(n)
+			b.SetBytes(int64(len(patch)))
+			b.ReportAllocs()
+			for b.Loop() {
+				m := New(patch, Options{Theme: th, Highlighter: hl})
+				m.SetSize(120, 40)
+				_ = m.View()
+			}
+		})
 	}
 }
 
-// BenchmarkToggleSplit20000 is the first switch to the split layout of a
-// 20,000-line diff (it is built once, then kept) and its frame.
-func BenchmarkToggleSplit20000(b *testing.B) {
-	patch, _ := genPatch(20000)
+// BenchmarkToggleSplit is the first switch of a 10,000-line diff to the
+// split layout (built once, then kept) and its frame.
+func BenchmarkToggleSplit(b *testing.B) {
+	patch, _ := genPatch(10000)
 	th := theme.New(true, false)
 	hl := NewHighlighter()
 	for b.Loop() {
 		b.StopTimer()
 		m := New(patch, Options{Theme: th, Highlighter: hl})
-		m.SetSize(160, 40)
+		m.SetSize(120, 40)
 		b.StartTimer()
 		m.Update(press("t"))
 		_ = m.View()
+	}
+}
+
+// BenchmarkCard is a tool card of a 40-line edit preview: served from the
+// Renderer's cache (every frame of a transcript) and rendered afresh.
+func BenchmarkCard(b *testing.B) {
+	patch, _ := genPatch(40)
+	th := theme.New(true, false)
+	b.Run("cached", func(b *testing.B) {
+		r := NewRenderer(Options{Theme: th})
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = r.Card("", patch, 118, 12)
+		}
+	})
+	b.Run("fresh", func(b *testing.B) {
+		r := NewRenderer(Options{Theme: th})
+		b.ReportAllocs()
+		for b.Loop() {
+			r.SetTheme(th)
+			_ = r.Card("", patch, 118, 12)
+		}
+	})
+}
+
+// BenchmarkRender is the approval prompt's body of a 2,000-line diff: every
+// row rendered at once.
+func BenchmarkRender(b *testing.B) {
+	patch, _ := genPatch(2000)
+	r := NewRenderer(Options{Theme: theme.New(true, false)})
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = r.Render(patch, 116, 30)
 	}
 }

@@ -7,6 +7,44 @@
 // window is rendered and every rendered row is cached per width and layout,
 // so a 20,000-line diff scrolls at a constant cost per frame.
 //
+// It reads git's patches (go-git's, as internal/checkpoint's Store.Patch
+// prints them, several files in one), plain "diff -u" output, and the forms
+// internal/tools' write_file and edit_file print ("path: +N -M lines" and
+// "@@ -a +b @@" hunks without counts, "new file path (N lines)" and the
+// content, "[... N more diff lines]"). Everything it shows is made safe for
+// a terminal first: escape sequences and other control characters appear
+// as Control Pictures (␛), invalid UTF-8 as "�", bidirectional overrides
+// and zero-width characters as "<U+202E>", tabs as spaces; lines are cut
+// with "…" and wide characters are never split, so no line of a view is
+// wider than its width.
+//
+// Three uses, from the root model:
+//
+// A tool card: a small, non-interactive diff of an edit, at most maxLines
+// rows and a "… N more lines" fold. One Renderer serves the program (it
+// keeps recent cards, so calling it on every frame is cheap):
+//
+//	r := diffview.NewRenderer(diffview.Options{Theme: th})
+//	body := r.Card(path, toolDiff, width, 12)             // a unified diff or a tool's output
+//	body := r.CardTexts(diffview.Texts{Path: p, Before: old, After: new}, width, 12)
+//
+// The approval prompt (and the checkpoint drawer), which scroll a body
+// themselves: Render has the signature of approve.DiffRenderer and
+// drawer.DiffRenderer and returns every row at the natural height:
+//
+//	approve.New(approve.Options{Theme: th, RenderDiff: r.Render})
+//
+// The checkpoint preview, interactive: a Model sized by its parent, fed
+// keys (t split/unified, f fullscreen, n/] and p/[ hunks, up/down/j/k,
+// pgup/pgdown, ctrl+u/ctrl+d, home/end/g/G, the mouse wheel), whose View is
+// exactly the size set. The f key only reports FullscreenMsg: the parent
+// lays the view out again and calls SetSize.
+//
+//	v := diffview.New(patch, diffview.Options{Theme: th, ID: "checkpoint", Highlighter: hl})
+//	v.SetSize(width, height)
+//	v, cmd = v.Update(msg) // tea.KeyPressMsg, tea.MouseWheelMsg
+//	s := v.View()
+//
 // It parses and renders plain strings it is given (the root model passes
 // text that has already been redacted); it must not import internal/agent
 // or internal/app, read files, log or persist anything, or hard-code a

@@ -43,11 +43,12 @@ func lines(m *Model) []string {
 	return strings.Split(strings.TrimSuffix(screen(m.View()), "\n"), "\n")
 }
 
-// genPatch returns a git patch of one Go file that is n lines long (the
-// last line is the last added line of the last hunk).
+// genPatch returns a git patch of one Go file that is n lines long: notes
+// that pad it to n lines, then hunks of 8 old and 8 new lines 40 lines
+// apart; the last line is the last added line of the last hunk, last.
 func genPatch(n int) (patch, last string) {
 	var b strings.Builder
-	b.WriteString("diff --git a/big/gen.go b/big/gen.go\nindex 1111111..2222222 100644\n--- a/big/gen.go\n+++ b/big/gen.go\n")
+	head := "diff --git a/big/gen.go b/big/gen.go\nindex 1111111..2222222 100644\n--- a/big/gen.go\n+++ b/big/gen.go\n"
 	written := 4
 	old, nw := 1, 1
 	for h := 0; written+11 <= n; h++ {
@@ -68,11 +69,14 @@ func genPatch(n int) (patch, last string) {
 		old += 40
 		nw += 40
 	}
-	for written < n { // pad with notes outside hunks to reach n lines exactly
-		b.WriteString("# padding\n")
-		written++
-	}
-	return b.String(), last
+	pad := strings.Repeat("# padding\n", max(n-written, 0)) // notes before the file
+	return pad + head + b.String(), last
+}
+
+// genLast is the line number (old and new) of genPatch(n)'s last line.
+func genLast(n int) int {
+	hunks := (n - 4) / 11
+	return 40*(hunks-1) + 8
 }
 
 // sgrParams lists the parameters of every SGR sequence in s.

@@ -3,6 +3,7 @@ package diffview
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -75,6 +76,7 @@ type Model struct {
 	lexers    []chroma.Lexer
 	lexerDone []bool
 	disp      map[int32]*dispLine
+	budget    budget // the highlighting of the current frame
 
 	unified layout
 	split   *layout // built on first use
@@ -90,6 +92,7 @@ type Model struct {
 	cacheWidth int
 	foot       footKey // what the cached status line shows
 	footText   string
+	blankRow   string
 }
 
 // footKey is everything the status line depends on.
@@ -139,7 +142,8 @@ func NewFromDiff(d *Diff, opts Options) *Model {
 	if opts.Path != "" && len(d.Files) == 1 && d.Files[0].OldPath == "" && d.Files[0].NewPath == "" {
 		d.Files[0].OldPath, d.Files[0].NewPath = opts.Path, opts.Path
 	}
-	m := &Model{opts: opts, hl: opts.Highlighter, keys: keys, diff: d, mode: opts.Mode, width: 80, cursor: -1, compact: opts.Compact}
+	m := &Model{opts: opts, hl: opts.Highlighter, keys: keys, diff: d, mode: opts.Mode, width: 80, cursor: -1, compact: opts.Compact,
+		budget: budget{now: time.Now}}
 	m.SetTheme(opts.Theme)
 	m.rebuild()
 	return m
@@ -276,11 +280,18 @@ func (m *Model) Handles(msg tea.KeyPressMsg) bool {
 	return key.Matches(msg, m.keys.all()...)
 }
 
-// Update handles keys and the mouse wheel.
+// Update handles keys, the mouse wheel and its HighlightMsg. A key that
+// brings lines never seen into view also returns the command that finishes
+// highlighting them (see HighlightMsg).
 func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		off, mode := m.Offset(), m.Effective()
+		cmd := m.key(msg)
+		if m.Offset() != off || m.Effective() != mode {
+			cmd = tea.Batch(cmd, m.highlightCmd())
+		}
+		return m, cmd
 	case tea.MouseWheelMsg:
 		if m.compact > 0 {
 			break
@@ -290,6 +301,11 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 			m.ScrollBy(-wheelStep)
 		case tea.MouseWheelDown:
 			m.ScrollBy(wheelStep)
+		}
+		return m, m.highlightCmd()
+	case HighlightMsg:
+		if msg.ID == m.opts.ID {
+			return m, m.highlightScreen()
 		}
 	}
 	return m, nil
@@ -435,8 +451,10 @@ func (m *Model) maxOffset() int {
 func (m *Model) clamp(off int) int { return min(max(off, 0), m.maxOffset()) }
 
 // View renders the rows in view and the status line, each exactly Width
-// columns wide.
+// columns wide: exactly Height lines when a height is set (blank rows pad
+// a short diff), ContentHeight lines when it is 0 or the view is compact.
 func (m *Model) View() string {
+	m.budget.frame()
 	lo := m.layout()
 	split := m.Effective() == Split
 	body, footer := m.geometry()
@@ -445,9 +463,16 @@ func (m *Model) View() string {
 		off = 0
 	}
 	end := min(off+body, len(lo.rows))
-	parts := make([]string, 0, end-off+1)
+	parts := make([]string, 0, max(end-off+1, m.height))
 	for i := off; i < end; i++ {
 		parts = append(parts, m.row(lo, i, split))
+	}
+	if m.compact == 0 && m.height > 0 {
+		// A diff shorter than the height: blank rows keep the view (and
+		// the status line at its foot) exactly Height lines.
+		for n := len(parts) + b2i(footer); n < m.height; n++ {
+			parts = append(parts, m.blank())
+		}
 	}
 	if footer {
 		k := footKey{off, body, len(lo.rows), m.width, m.cursor, m.compact, m.mode, split}
@@ -459,6 +484,14 @@ func (m *Model) View() string {
 	return strings.Join(parts, "\n")
 }
 
+// blank is an empty row of the view's width.
+func (m *Model) blank() string {
+	if len(m.blankRow) != m.width {
+		m.blankRow = strings.Repeat(" ", m.width)
+	}
+	return m.blankRow
+}
+
 // row returns row i rendered, from the cache when it can.
 func (m *Model) row(lo *layout, i int, split bool) string {
 	if lo.rows[i].kind == rowHunk && m.cursor >= 0 {
@@ -468,8 +501,11 @@ func (m *Model) row(lo *layout, i int, split bool) string {
 	if s, ok := c[i]; ok {
 		return s
 	}
+	left := m.budget.left
 	s := m.renderRow(lo, i, split)
-	c[i] = s
+	if m.budget.left == left { // not a row left plain for this frame only
+		c[i] = s
+	}
 	return s
 }
 
@@ -484,7 +520,7 @@ func (m *Model) footer(lo *layout, off, body int) string {
 	var parts []string
 	if m.compact > 0 {
 		if more := len(lo.rows) - body; more > 0 {
-			parts = append(parts, fmt.Sprintf("… %d more lines", more))
+			parts = append(parts, moreLines(more))
 		}
 		if notice != "" {
 			parts = append(parts, notice)
@@ -525,6 +561,14 @@ func (m *Model) paint(sgr, s string) string {
 		return s
 	}
 	return sgr + s + sgrReset
+}
+
+// moreLines is the fold line of a compact view.
+func moreLines(n int) string {
+	if n == 1 {
+		return "… 1 more line"
+	}
+	return fmt.Sprintf("… %d more lines", n)
 }
 
 func b2i(b bool) int {

@@ -45,7 +45,17 @@ func (m *Model) display(li int32) *dispLine {
 	}
 	d := &dispLine{text: text, width: width(text)}
 	if m.pal.color && l.Kind != LineNote {
-		d.spans = tokenise(m.lexerOf(m.lineFile[li]), text)
+		if lex := m.lexerOf(m.lineFile[li]); lex != nil {
+			ok, final := m.budget.allow()
+			switch {
+			case ok:
+				start := m.budget.now()
+				d.spans = tokenise(lex, text)
+				m.budget.spend(start)
+			case !final:
+				return d // plain in this frame only: not kept
+			}
+		}
 	}
 	m.disp[li] = d
 	return d
@@ -269,9 +279,6 @@ func (m *Model) noteCell(p *painter, c cell, w int) {
 // and its counts.
 func (m *Model) fileHeader(f *File, w int) string {
 	name := displayText(f.Path(), m.opts.TabWidth)
-	if name == "" {
-		name = "(unnamed file)"
-	}
 	var info []string
 	switch f.Status {
 	case StatusAdded, StatusDeleted:
@@ -300,9 +307,16 @@ func (m *Model) fileHeader(f *File, w int) string {
 	if f.MixedEOL {
 		info = append(info, "mixed line endings (␍ marks CRLF)")
 	}
-	rest := ""
-	if len(info) > 0 {
-		rest = "  " + strings.Join(info, " · ")
+	// The modes and the similarity come from the patch too: shown safely.
+	rest := displayText(strings.Join(info, " · "), m.opts.TabWidth)
+	switch {
+	case name == "" && rest == "":
+		name = "(unnamed file)"
+	case name == "":
+		// A bare hunk, as a tool card gets it: the counts say enough.
+		return m.styled(m.th.Dim.Render, rest, w)
+	case rest != "":
+		rest = "  " + rest
 	}
 	rw := ansi.StringWidth(rest)
 	if nw := ansi.StringWidth(name); nw+rw > w {

@@ -1,7 +1,6 @@
 package diffview
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -202,17 +201,3 @@ func TestSetThemeRecolours(t *testing.T) {
 		t.Fatalf("after SetTheme(NoColor) the cached rows still set \\x1b[%sm", seq)
 	}
 }
-
-func TestToolPreviewGolden(t *testing.T) {
-	preview := "internal/tools/fileio.go: +3 -1 lines\n@@ -58 +58 @@\n \n-// diffMaxLines bounds the diff shown after a write.\n+// diffMaxLines bounds the diff shown after a write; a longer one\n+// ends with a note saying how many lines were left out.\n+// The approval prompt shows the whole preview.\n const diffMaxLines = 40\n[... 12 more diff lines]\n"
-	for _, w := range goldenWidths {
-		m := New(preview, Options{Theme: theme.New(true, false), Compact: 5})
-		m.SetSize(w, 0)
-		assertWidths(t, m.View(), w)
-		checkGolden(t, "tool-preview-compact-"+itoa(w), screen(m.View()))
-		m.SetCompact(0)
-		checkGolden(t, "tool-preview-"+itoa(w), screen(m.View()))
-	}
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }

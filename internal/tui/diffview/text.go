@@ -1,7 +1,9 @@
 package diffview
 
 import (
+	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -14,8 +16,11 @@ const maxDisplayRunes = 2048
 // displayText makes s safe and measurable on a terminal: tabs become spaces
 // to the next tab stop, control characters (an escape sequence in a file
 // could otherwise drive the terminal) become their visible Control Pictures
-// (␛, ␍, ...), C1 controls and invalid UTF-8 become "�". It keeps at most
-// maxDisplayRunes runes.
+// (␛, ␍, ...), C1 controls and invalid UTF-8 become "�", and characters
+// that change how text reads without showing (bidirectional overrides and
+// isolates, zero-width characters, other format characters, line and
+// paragraph separators: "Trojan Source") become their code point, as
+// "<U+202E>". It keeps at most maxDisplayRunes runes.
 func displayText(s string, tabWidth int) string {
 	if tabWidth <= 0 {
 		tabWidth = 4
@@ -48,6 +53,11 @@ func displayText(s string, tabWidth int) string {
 			r = '\u2421' // ␡
 		case r >= 0x80 && r < 0xa0:
 			r = '\uFFFD'
+		case hidden(r):
+			at := b.Len()
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			col += b.Len() - at
+			continue
 		}
 		b.WriteRune(r)
 		if r < utf8.RuneSelf {
@@ -57,6 +67,20 @@ func displayText(s string, tabWidth int) string {
 		}
 	}
 	return b.String()
+}
+
+// hidden reports the runes that change how text reads without showing
+// themselves: format characters (soft hyphen, zero-width space and joiners,
+// bidirectional marks, embeddings, overrides and isolates, the byte order
+// mark, tags) and the line and paragraph separators.
+func hidden(r rune) bool {
+	switch {
+	case r < 0xad:
+		return false
+	case r >= 0x200b && r <= 0x200f, r >= 0x2028 && r <= 0x202e, r >= 0x2060 && r <= 0x2069, r == 0xfeff:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
 }
 
 // plain reports whether s is printable ASCII (the fast, common case).
