@@ -200,8 +200,8 @@ func TestPruneRetention(t *testing.T) {
 	for _, r := range runs {
 		ids = append(ids, r.ID)
 	}
-	if got := strings.Join(ids, ","); got != "old-held,new" {
-		t.Errorf("runs left = %s, want old-held,new", got)
+	if got := strings.Join(ids, ","); got != "new,old-held" {
+		t.Errorf("runs left (newest first) = %s, want new,old-held", got)
 	}
 	log, _ := st.AuditLog(ctx, "old-free")
 	if len(log) != 1 || log[0].Action != "delete" || !strings.Contains(log[0].Detail, "retention") {

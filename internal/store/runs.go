@@ -96,9 +96,9 @@ func escapeLike(s string) string {
 	return r.Replace(s)
 }
 
-// ListRuns returns runs, oldest first.
+// ListRuns returns runs, newest first (as agent runs lists them).
 func (s *Store) ListRuns(ctx context.Context) ([]Run, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs ORDER BY started, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs ORDER BY started DESC, id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}

@@ -1,0 +1,392 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"agent/internal/agent"
+	"agent/internal/app"
+	"agent/internal/event"
+	"agent/internal/store"
+	"agent/internal/tui/theme"
+)
+
+// phase is what the session is doing, for the keys and the status bar.
+type phase uint8
+
+const (
+	phaseIdle phase = iota
+	phaseStarting
+	phaseRunning
+	phaseQuitting
+)
+
+// overlay is what covers the transcript, if anything.
+type overlay uint8
+
+const (
+	overlayNone overlay = iota
+	overlayHelp
+	overlayContext
+	overlayCheckpoints
+)
+
+// model is the root model. It is used through a pointer: the program and
+// the commands it starts share it.
+type model struct {
+	ctx  context.Context
+	svc  *app.Service
+	br   *bridge
+	opt  Options
+	th   *theme.Theme
+	dark bool
+
+	width, height int
+
+	tr      *transcriptState
+	run     *app.Run
+	phase   phase
+	queued  []string // messages typed while a run is driven
+	overlay overlay
+
+	input textarea.Model
+
+	// approvals waiting for the person, oldest first
+	asks      []askMsg
+	askShown  time.Time
+	noting    bool   // typing a note for a denial
+	note      string // the note so far
+	deniedTurn struct {
+		run  string
+		step int
+	} // a denial with a note ends the rest of that turn's asks
+	now func() time.Time
+
+	ctrlC     time.Time // the first ctrl+c, for "twice quits"
+	prefixX   bool      // ctrl+x pressed: the next key picks a drawer
+	lastEsc   time.Time // Esc Esc opens the checkpoints
+	mouse     bool
+	scroll    int // lines scrolled up from the bottom
+	cps       []store.Checkpoint
+	flash     string
+	err       error
+	resumeErr error
+}
+
+// askGuard is how long after an approval prompt opens its keys are ignored,
+// so a keystroke meant for the composer cannot approve.
+const askGuard = 300 * time.Millisecond
+
+func newModel(ctx context.Context, svc *app.Service, br *bridge, opt Options) *model {
+	in := textarea.New()
+	in.Placeholder = "Ask, or / for commands"
+	in.ShowLineNumbers = false
+	in.SetHeight(3)
+	in.Focus()
+	dark := true
+	return &model{ctx: ctx, svc: svc, br: br, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
+		tr: newTranscript(), input: in, now: time.Now}
+}
+
+func envOf(opt Options) []string {
+	if opt.Env != nil {
+		return opt.Env
+	}
+	return nil
+}
+
+func (m *model) runID() string {
+	if m.run != nil {
+		return m.run.ID()
+	}
+	return ""
+}
+
+// shutdown releases the run after the program ended.
+func (m *model) shutdown() {
+	if m.run != nil {
+		m.run.Close()
+	}
+}
+
+// Init asks the terminal's background colour and, when resuming, opens the run.
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, textarea.Blink}
+	if m.opt.ResumeID != "" {
+		m.phase = phaseStarting
+		cmds = append(cmds, m.openRun(m.opt.ResumeID, m.opt.Resume, m.opt.Message))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Messages of the run lifecycle.
+type (
+	// runOpenedMsg: a run was created or taken over.
+	runOpenedMsg struct {
+		run     *app.Run
+		history []event.Event // the journal so far, when reopened
+		err     error
+	}
+	// driveDoneMsg: a stretch of the run ended.
+	driveDoneMsg struct{ out agent.Outcome }
+	// rollbackDoneMsg: a rollback ended.
+	rollbackDoneMsg struct {
+		res app.RollbackResult
+		err error
+	}
+)
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.BackgroundColorMsg:
+		m.dark = msg.IsDark()
+		m.th = theme.New(m.dark, m.th.NoColor)
+		return m, nil
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.input.SetWidth(max(10, msg.Width-2))
+		return m, nil
+	case updateMsg:
+		m.onUpdate(msg.u)
+		return m, nil
+	case askMsg:
+		return m, m.onAsk(msg)
+	case warnMsg:
+		m.tr.notice("warning: %s", msg.text)
+		return m, nil
+	case runOpenedMsg:
+		return m, m.onRunOpened(msg)
+	case driveDoneMsg:
+		return m, m.onDriveDone(msg)
+	case checkpointsMsg:
+		m.cps = msg.list
+		if msg.err != nil {
+			m.flash = "checkpoints: " + msg.err.Error()
+		}
+		return m, nil
+	case rollbackDoneMsg:
+		if msg.err != nil {
+			m.tr.add(&entry{kind: itemError, text: "rollback failed: " + msg.err.Error()})
+		}
+		m.overlay = overlayNone
+		return m, nil
+	case tea.PasteMsg:
+		if len(m.asks) == 0 || m.noting {
+			return m.passToInput(msg)
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	case tea.MouseWheelMsg:
+		if msg.Button == tea.MouseWheelUp {
+			m.scroll += 3
+		} else if msg.Button == tea.MouseWheelDown {
+			m.scroll = max(0, m.scroll-3)
+		}
+		return m, nil
+	}
+	return m.passToInput(msg)
+}
+
+func (m *model) passToInput(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return m, cmd
+}
+
+func (m *model) onUpdate(u app.Update) {
+	switch u.Kind {
+	case app.UpdateEvent:
+		if m.run != nil && u.Event.RunID != m.run.ID() {
+			return
+		}
+		m.tr.apply(u.Event)
+	case app.UpdateText:
+		m.tr.delta(u.Text)
+	case app.UpdateCall:
+		m.tr.callDelta(u.Call)
+	}
+}
+
+// onAsk queues an approval request; a request of a turn whose earlier call
+// the person denied with a note is denied at once: the note ends the turn's
+// other calls.
+func (m *model) onAsk(a askMsg) tea.Cmd {
+	if m.deniedTurn.run == a.req.RunID && m.deniedTurn.step == m.tr.step && m.deniedTurn.run != "" {
+		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce,
+			Note: "not run: the person denied an earlier call of this turn with a note"}
+		return nil
+	}
+	if c := m.tr.cards[a.req.CallID]; c != nil {
+		c.status, c.diff = cardAwaiting, a.req.Diff
+		c.version++
+	}
+	m.asks = append(m.asks, a)
+	if len(m.asks) == 1 {
+		m.askShown = m.now()
+	}
+	return nil
+}
+
+// answer replies to the approval at the head of the queue.
+func (m *model) answer(d agent.ApprovalDecision) {
+	if len(m.asks) == 0 {
+		return
+	}
+	a := m.asks[0]
+	m.asks = m.asks[1:]
+	if c := m.tr.cards[a.req.CallID]; c != nil && c.status == cardAwaiting {
+		c.status = cardPending
+		if d.Decision == event.Deny {
+			c.status = cardDenied
+		}
+		c.version++
+	}
+	if d.Decision == event.Deny && d.Note != "" {
+		m.deniedTurn.run, m.deniedTurn.step = a.req.RunID, m.tr.step
+		rest := m.asks[:0]
+		for _, q := range m.asks {
+			if q.req.RunID == a.req.RunID {
+				q.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce,
+					Note: "not run: the person denied " + a.req.CallID + " with a note"}
+				continue
+			}
+			rest = append(rest, q)
+		}
+		m.asks = rest
+	}
+	a.reply <- d
+	m.noting, m.note = false, ""
+	if len(m.asks) > 0 {
+		m.askShown = m.now()
+	}
+}
+
+// submit sends what the person typed: a slash command, a new run's prompt,
+// or a follow-up message of the run.
+func (m *model) submit(text string) tea.Cmd {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	if strings.HasPrefix(text, "/") {
+		return m.slash(text)
+	}
+	if m.phase == phaseRunning || m.phase == phaseStarting {
+		m.queued = append(m.queued, text)
+		m.flash = fmt.Sprintf("queued: sent when the model is done (%d waiting)", len(m.queued))
+		return nil
+	}
+	m.scroll = 0
+	if m.run == nil {
+		m.phase = phaseStarting
+		return m.newRun(text)
+	}
+	m.phase = phaseRunning
+	return m.message(text)
+}
+
+func (m *model) newRun(prompt string) tea.Cmd {
+	svc, ctx := m.svc, m.ctx
+	return func() tea.Msg {
+		r, err := svc.NewRun(ctx, prompt, nil)
+		return runOpenedMsg{run: r, err: err}
+	}
+}
+
+func (m *model) openRun(id string, opt agent.ResumeOptions, message string) tea.Cmd {
+	svc, ctx := m.svc, m.ctx
+	return func() tea.Msg {
+		r, err := svc.OpenRun(ctx, id)
+		if err != nil {
+			return runOpenedMsg{err: err}
+		}
+		hist, err := svc.Store().Events(ctx, r.ID(), 0)
+		if err != nil {
+			r.Close()
+			return runOpenedMsg{err: err}
+		}
+		return runOpenedMsg{run: r, history: hist}
+	}
+}
+
+func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.phase = phaseIdle
+		m.tr.add(&entry{kind: itemError, text: msg.err.Error()})
+		return nil
+	}
+	m.run = msg.run
+	if msg.history != nil {
+		// A reopened run: its transcript from the journal, then what the
+		// resume decides, then it goes on.
+		for _, ev := range msg.history {
+			m.tr.apply(ev)
+		}
+		m.phase = phaseRunning
+		r, opt, message := m.run, m.opt.Resume, m.opt.Message
+		ctx := m.ctx
+		if r.Finished() && message == "" && opt.Approve == "" && opt.Deny == "" {
+			m.phase = phaseIdle
+			return nil
+		}
+		return func() tea.Msg {
+			if err := r.Resume(ctx, opt); err != nil {
+				return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+			}
+			if message != "" {
+				if err := r.Message(ctx, message); err != nil {
+					return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+				}
+			}
+			return driveDoneMsg{out: r.Drive(ctx)}
+		}
+	}
+	m.phase = phaseRunning
+	return m.drive()
+}
+
+func (m *model) drive() tea.Cmd {
+	r, ctx := m.run, m.ctx
+	return func() tea.Msg { return driveDoneMsg{out: r.Drive(ctx)} }
+}
+
+func (m *model) message(text string) tea.Cmd {
+	r, ctx := m.run, m.ctx
+	return func() tea.Msg {
+		if err := r.Message(ctx, text); err != nil {
+			return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+		}
+		return driveDoneMsg{out: r.Drive(ctx)}
+	}
+}
+
+func (m *model) onDriveDone(msg driveDoneMsg) tea.Cmd {
+	quitting := m.quitting()
+	m.phase = phaseIdle
+	out := msg.out
+	if out.Err != nil && out.Status == event.StatusFailed && m.tr.status != event.StatusFailed {
+		m.tr.add(&entry{kind: itemError, text: out.Err.Error()})
+	}
+	if out.Status == event.StatusInterrupted {
+		m.tr.notice("interrupted; type to continue, or quit and run: agent resume %s", m.runID())
+	}
+	if quitting {
+		m.phase = phaseQuitting
+		return tea.Quit
+	}
+	if len(m.queued) > 0 && m.run != nil {
+		text := m.queued[0]
+		m.queued = m.queued[1:]
+		m.phase = phaseRunning
+		return m.message(text)
+	}
+	return nil
+}
+
+func (m *model) quitting() bool { return m.phase == phaseQuitting }

@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"agent/internal/store"
+)
+
+// slashCommand is one of the composer's commands.
+type slashCommand struct {
+	name, help string
+}
+
+// slashCommands are listed in help and completed by the composer.
+var slashCommands = []slashCommand{
+	{"/help", "keys and commands"},
+	{"/context", "what the last model request was made of, layer by layer"},
+	{"/checkpoints", "the run's checkpoints: preview, roll back code, conversation or both"},
+	{"/rewind", "same as /checkpoints"},
+	{"/diff", "the run's changes so far"},
+	{"/status", "model, approval mode, tokens, run"},
+	{"/model", "the model in use"},
+	{"/approvals", "the approval mode and this run's grants"},
+	{"/resume", "the runs of this workspace, to reopen one"},
+	{"/new", "start a new run (a new conversation)"},
+	{"/export", "write the run's redacted events as JSONL"},
+	{"/quit", "quit (the run stays resumable)"},
+}
+
+func (m *model) slash(text string) tea.Cmd {
+	name, _, _ := strings.Cut(text, " ")
+	switch name {
+	case "/help":
+		m.overlay = overlayHelp
+	case "/context":
+		m.overlay = overlayContext
+	case "/checkpoints", "/rewind":
+		return m.openCheckpoints()
+	case "/new":
+		if m.phase != phaseIdle {
+			m.flash = "a run is in progress: Esc interrupts it first"
+			return nil
+		}
+		if m.run != nil {
+			m.tr.notice("run %s stays resumable: agent resume %s", m.run.ID(), m.run.ID())
+			m.run.Close()
+			m.run = nil
+		}
+		m.tr = newTranscript()
+		m.scroll = 0
+	case "/quit":
+		return m.quit()
+	case "/status", "/model", "/approvals":
+		set := m.svc.Settings()
+		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out", set.Model, set.Approval, orNone(m.runID()),
+			m.tr.tokens.Input, m.tr.tokens.Output)
+	default:
+		m.flash = fmt.Sprintf("unknown command %s: /help lists them", name)
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none yet"
+	}
+	return s
+}
+
+// checkpointsMsg carries the run's checkpoints into the drawer.
+type checkpointsMsg struct {
+	list []store.Checkpoint
+	err  error
+}
+
+func (m *model) openCheckpoints() tea.Cmd {
+	m.overlay = overlayCheckpoints
+	id := m.runID()
+	if id == "" {
+		return nil
+	}
+	st, ctx := m.svc.Store(), m.ctx
+	return func() tea.Msg {
+		l, err := st.Checkpoints(ctx, id)
+		return checkpointsMsg{list: l, err: err}
+	}
+}
