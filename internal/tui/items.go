@@ -24,7 +24,7 @@ const (
 type cardStatus uint8
 
 const (
-	cardPending cardStatus = iota + 1 // streaming or journaled, not started
+	cardPending  cardStatus = iota + 1 // streaming or journaled, not started
 	cardAwaiting                       // waiting for a person
 	cardRunning
 	cardOK

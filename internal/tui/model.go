@@ -57,10 +57,10 @@ type model struct {
 	input textarea.Model
 
 	// approvals waiting for the person, oldest first
-	asks      []askMsg
-	askShown  time.Time
-	noting    bool   // typing a note for a denial
-	note      string // the note so far
+	asks       []askMsg
+	askShown   time.Time
+	noting     bool   // typing a note for a denial
+	note       string // the note so far
 	deniedTurn struct {
 		run  string
 		step int

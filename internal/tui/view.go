@@ -179,11 +179,9 @@ func (m *model) askView() string {
 	t := m.th
 	a := m.asks[0]
 	w := max(20, m.width-4)
-	title := fmt.Sprintf("%s wants to run %s", a.req.Tool, "")
+	title := "Run: " + summarize(a.req.Tool, a.req.Arguments)
 	if a.req.Risk == "write" {
 		title = "Edit: " + summarize(a.req.Tool, a.req.Arguments)
-	} else {
-		title = "Run: " + summarize(a.req.Tool, a.req.Arguments)
 	}
 	if len(m.asks) > 1 {
 		title += fmt.Sprintf("   (1 of %d)", len(m.asks))
