@@ -172,6 +172,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case rollbackDoneMsg:
 		if msg.err != nil {
 			m.tr.add(&entry{kind: itemError, text: "rollback failed: " + msg.err.Error()})
+		} else {
+			m.flash = fmt.Sprintf("rolled back %d files; %s undo rollback is in /checkpoints", len(msg.res.Files), theme.GlyphUndo)
 		}
 		m.overlay = overlayNone
 		return m, nil
