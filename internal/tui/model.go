@@ -67,15 +67,13 @@ type model struct {
 	} // a denial with a note ends the rest of that turn's asks
 	now func() time.Time
 
-	ctrlC     time.Time // the first ctrl+c, for "twice quits"
-	prefixX   bool      // ctrl+x pressed: the next key picks a drawer
-	lastEsc   time.Time // Esc Esc opens the checkpoints
-	mouse     bool
-	scroll    int // lines scrolled up from the bottom
-	cps       []store.Checkpoint
-	flash     string
-	err       error
-	resumeErr error
+	ctrlC   time.Time // the first ctrl+c, for "twice quits"
+	prefixX bool      // ctrl+x pressed: the next key picks a drawer
+	lastEsc time.Time // Esc Esc opens the checkpoints
+	mouse   bool
+	scroll  int // lines scrolled up from the bottom
+	cps     []store.Checkpoint
+	flash   string
 }
 
 // askGuard is how long after an approval prompt opens its keys are ignored,
