@@ -139,8 +139,15 @@ type (
 	}
 )
 
+// probeMsg runs a function on the model on the program's goroutine: tests
+// look at (and set) the model's state this way without a data race.
+type probeMsg func(*model)
+
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case probeMsg:
+		msg(m)
+		return m, nil
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
 		m.th = theme.New(m.dark, m.th.NoColor)
