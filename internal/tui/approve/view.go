@@ -318,5 +318,5 @@ func (m *Model) View() string {
 	if w <= 0 {
 		w = defaultWidth
 	}
-	return m.box().Width(w).Render(strings.Join(rows, "\n"))
+	return drawBox(m.box(), max(w, m.box().GetHorizontalFrameSize()+1), rows)
 }

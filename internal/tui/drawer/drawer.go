@@ -70,7 +70,7 @@ func boxed(th *theme.Theme, w int, rows []string) string {
 	for i, r := range rows {
 		rows[i] = fit(r, cw)
 	}
-	return th.Box.Width(max(w, th.Box.GetHorizontalFrameSize()+1)).Render(strings.Join(rows, "\n"))
+	return drawBox(th.Box, max(w, th.Box.GetHorizontalFrameSize()+1), rows)
 }
 
 func contentWidth(th *theme.Theme, w int) int {

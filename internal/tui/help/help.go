@@ -286,7 +286,7 @@ func (m *Model) View() string {
 	if w <= 0 {
 		w = 80
 	}
-	return th.Box.Width(w).Render(strings.Join(rows, "\n"))
+	return drawBox(th.Box, max(w, th.Box.GetHorizontalFrameSize()+1), rows)
 }
 
 // shorten cuts plain text to n columns with an ellipsis.

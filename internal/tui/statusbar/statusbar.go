@@ -126,6 +126,7 @@ type segment struct {
 	text  string
 	rank  int
 	right bool
+	w     int // columns of text
 }
 
 // Render draws s on one line of exactly width columns. Fields that do not
@@ -168,54 +169,49 @@ func Render(th *theme.Theme, s Status, width int) string {
 	if v := oneLine(s.Hint); v != "" {
 		segs = append(segs, segment{text: th.Faint.Render(v), rank: 8, right: true})
 	}
-	for {
-		line, w := join(th, segs)
-		if w <= width || len(segs) == 1 {
-			if w > width {
-				line = ansi.Truncate(line, width, "…")
-				w = ansi.StringWidth(line)
-			}
-			return pad(line, w, segs, th, width)
-		}
+	for i := range segs {
+		segs[i].w = ansi.StringWidth(segs[i].text)
+	}
+	for len(segs) > 1 && rowWidth(segs) > width {
 		segs = dropLeast(segs)
 	}
-}
-
-// sides joins the left fields and the right ones.
-func sides(th *theme.Theme, segs []segment) (left, right string) {
 	sep := th.Faint.Render(" · ")
-	var l, r []string
+	var left, right []string
+	lw, rw := -3, -3
 	for _, s := range segs {
 		if s.right {
-			r = append(r, s.text)
+			right, rw = append(right, s.text), rw+3+s.w
 		} else {
-			l = append(l, s.text)
+			left, lw = append(left, s.text), lw+3+s.w
 		}
 	}
-	return strings.Join(l, sep), strings.Join(r, sep)
+	l := strings.Join(left, sep)
+	if len(right) == 0 {
+		if lw > width {
+			l = ansi.Truncate(l, width, "…")
+			lw = ansi.StringWidth(l)
+		}
+		return l + strings.Repeat(" ", width-lw)
+	}
+	return l + strings.Repeat(" ", width-lw-rw) + strings.Join(right, sep)
 }
 
-// join lays the left fields out, then the right ones after a gap of at
-// least two columns; it returns the line's width without padding.
-func join(th *theme.Theme, segs []segment) (string, int) {
-	l, r := sides(th, segs)
-	if r == "" {
-		return l, ansi.StringWidth(l)
+// rowWidth is the columns the fields take: " · " between fields on a side,
+// at least two columns between the sides.
+func rowWidth(segs []segment) int {
+	lw, rw, ln, rn := 0, 0, 0, 0
+	for _, s := range segs {
+		if s.right {
+			rw, rn = rw+s.w, rn+1
+		} else {
+			lw, ln = lw+s.w, ln+1
+		}
 	}
-	return l + "  " + r, ansi.StringWidth(l) + 2 + ansi.StringWidth(r)
-}
-
-// pad widens the line to width, pushing the right fields to the edge.
-func pad(line string, w int, segs []segment, th *theme.Theme, width int) string {
-	gap := width - w
-	if gap <= 0 {
-		return line
+	w := lw + 3*max(0, ln-1) + rw + 3*max(0, rn-1)
+	if rn > 0 && ln > 0 {
+		w += 2
 	}
-	l, r := sides(th, segs)
-	if r == "" {
-		return line + strings.Repeat(" ", gap)
-	}
-	return l + strings.Repeat(" ", gap+2) + r
+	return w
 }
 
 func dropLeast(segs []segment) []segment {

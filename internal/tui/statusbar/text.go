@@ -5,8 +5,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // visible returns s with every rune that would not show as itself made
@@ -67,15 +65,4 @@ func hidden(r rune) bool {
 // oneLine returns s on one line (newlines as spaces), made visible.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(visible(s)), " ")
-}
-
-// fit truncates s to width columns with an ellipsis and pads it to width.
-func fit(s string, width int) string {
-	if width < 1 {
-		return ""
-	}
-	if ansi.StringWidth(s) > width {
-		s = ansi.Truncate(s, width, "…")
-	}
-	return s + strings.Repeat(" ", max(0, width-ansi.StringWidth(s)))
 }
