@@ -100,8 +100,10 @@ func (r *Runner) flush(ctx context.Context, st *State, sync bool) error {
 // rb.Conversation, of its conversation): the checkpoint of the state before
 // it, then the rollback itself, folded into st.
 func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.CheckpointData, rb *event.RollbackData) error {
-	if err := r.record(ctx, st, pre); err != nil {
-		return err
+	if pre != nil { // nil: the conversation alone was rewound
+		if err := r.record(ctx, st, pre); err != nil {
+			return err
+		}
 	}
 	if err := r.record(ctx, st, rb); err != nil {
 		return err
@@ -412,7 +414,7 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 				return Outcome{Status: event.StatusFailed, Err: err}, true
 			}
 		}
-		req := ApprovalRequest{RunID: st.RunID, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
+		req := ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
 		dec, err := r.Approver.Approve(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {

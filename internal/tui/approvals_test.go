@@ -36,13 +36,13 @@ func TestApproveOnce(t *testing.T) {
 		turnJSON("Done."))
 	h.text("change the greeting")
 	h.enter()
-	h.until("the prompt", func(m *model) bool { return len(m.asks) > 0 })
+	h.until("the prompt", func(m *model) bool { return m.asking() })
 	if s := h.screen(); !strings.Contains(s, `+func main() { println("Hi") }`) || !strings.Contains(s, "1/y") {
 		t.Fatalf("the prompt does not show the diff and the options:\n%s", s)
 	}
 	h.key(tea.KeyPressMsg{Code: '1', Text: "1"}) // inside the guard: ignored
 	h.probe(func(m *model) {
-		if len(m.asks) != 1 {
+		if m.approve.Len() != 1 {
 			t.Errorf("a key within %v of the prompt decided it", askGuard)
 		}
 	})
@@ -92,7 +92,7 @@ func TestDenyWithNoteCancelsTheTurn(t *testing.T) {
 	h.enter()
 	h.ask()
 	h.key(tea.KeyPressMsg{Code: tea.KeyTab})
-	h.until("the note editor", func(m *model) bool { return m.noting })
+	h.until("the note editor", func(m *model) bool { return m.approve.Noting() })
 	h.text("use git mv instead")
 	h.enter()
 	h.idle()

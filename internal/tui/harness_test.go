@@ -141,8 +141,8 @@ func (h *harness) enter() { h.key(tea.KeyPressMsg{Code: tea.KeyEnter}) }
 // ask waits for an approval prompt and moves the clock past its key guard.
 func (h *harness) ask() {
 	h.t.Helper()
-	h.until("an approval prompt", func(m *model) bool { return len(m.asks) > 0 })
-	h.probe(func(m *model) { h.clock = m.askShown.Add(askGuard + time.Millisecond) })
+	h.until("an approval prompt", func(m *model) bool { return m.asking() })
+	h.probe(func(m *model) { h.clock = h.clock.Add(askGuard + time.Millisecond) })
 }
 
 // idle waits until no run is being driven.

@@ -56,8 +56,9 @@ type transcriptState struct {
 	cards   map[string]*entry // by call id
 	stream  *entry            // the assistant message now streaming
 	calls   map[int]*entry    // streaming cards by index, this step
-	step    int
-	context event.ContextReport
+	step     int
+	lastStep int // the step of the last model request
+	context  event.ContextReport
 	tokens  event.TokenCount
 	status  event.Status
 }
@@ -113,7 +114,7 @@ func (t *transcriptState) apply(ev event.Event) {
 	case *event.UserMessageData:
 		t.add(&entry{kind: itemUser, text: d.Text})
 	case *event.ModelRequestData:
-		t.context, t.status = d.Context, event.StatusRunning
+		t.context, t.status, t.lastStep = d.Context, event.StatusRunning, d.Step
 	case *event.AssistantMessageData:
 		if t.stream != nil {
 			t.stream.text, t.stream.streaming = d.Text, false
@@ -217,6 +218,16 @@ func (t *transcriptState) resumed(d *event.ResumeData) {
 	for _, p := range d.Leftovers {
 		t.notice("resumed: stopped %d process(es) that %s left running", len(p.Processes), p.CallID)
 	}
+}
+
+// running reports whether a tool card is running.
+func (t *transcriptState) running() bool {
+	for _, e := range t.cards {
+		if e.status == cardRunning {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *transcriptState) card(id, name string) *entry {

@@ -28,11 +28,13 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.prefixX = false
 		return m, m.drawerKey(key)
 	}
-	if len(m.asks) > 0 {
-		return m, m.askKey(k)
+	if m.asking() {
+		var cmd tea.Cmd
+		m.approve, cmd = m.approve.Update(k)
+		return m, cmd
 	}
 	if m.overlay != overlayNone {
-		return m, m.overlayKey(key)
+		return m, m.overlayKey(k)
 	}
 	switch key {
 	case "ctrl+x":
@@ -89,7 +91,7 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 func (m *model) drawerKey(key string) tea.Cmd {
 	switch key {
 	case "c":
-		m.overlay = overlayContext
+		m.openContext()
 	case "k":
 		return m.openCheckpoints()
 	case "m":
@@ -98,51 +100,18 @@ func (m *model) drawerKey(key string) tea.Cmd {
 	return nil
 }
 
-func (m *model) overlayKey(key string) tea.Cmd {
-	switch key {
-	case "esc", "q", "?":
-		m.overlay = overlayNone
+// overlayKey hands a key to the open drawer or the help.
+func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
+	var cmd tea.Cmd
+	switch m.overlay {
+	case overlayHelp:
+		m.help, cmd = m.help.Update(k)
+	case overlayContext:
+		m.ctxDrawer, cmd = m.ctxDrawer.Update(k)
+	case overlayCheckpoints:
+		m.cpDrawer, cmd = m.cpDrawer.Update(k)
 	}
-	return nil
-}
-
-// askKey handles the approval prompt's keys; for askGuard after it opens
-// they are ignored.
-func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
-	if m.now().Sub(m.askShown) < askGuard {
-		return nil
-	}
-	key := k.String()
-	if m.noting {
-		switch key {
-		case "enter":
-			m.answer(agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce, Note: m.note})
-		case "esc":
-			m.noting, m.note = false, ""
-		case "backspace":
-			if r := []rune(m.note); len(r) > 0 {
-				m.note = string(r[:len(r)-1])
-			}
-		case "space":
-			m.note += " "
-		default:
-			if t := k.Text; t != "" {
-				m.note += t
-			}
-		}
-		return nil
-	}
-	switch key {
-	case "1", "y":
-		m.answer(agent.ApprovalDecision{Decision: event.Allow, Scope: event.ScopeOnce})
-	case "2", "a":
-		m.answer(agent.ApprovalDecision{Decision: event.Allow, Scope: event.ScopeRun})
-	case "3", "n", "esc":
-		m.answer(agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce})
-	case "4", "tab":
-		m.noting, m.note = true, ""
-	}
-	return nil
+	return cmd
 }
 
 func (m *model) toggleCard() {
@@ -158,8 +127,10 @@ func (m *model) toggleCard() {
 // quit ends the session: a run being driven is interrupted first (it stays
 // resumable), then the program exits.
 func (m *model) quit() tea.Cmd {
-	for len(m.asks) > 0 {
-		m.answer(agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce, Note: "not decided: the person quit"})
+	for id, a := range m.replies {
+		m.approve.Drop(id)
+		delete(m.replies, id)
+		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce, Note: "not decided: the person quit"}
 	}
 	if m.phase == phaseRunning || m.phase == phaseStarting {
 		m.phase = phaseQuitting

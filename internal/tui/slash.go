@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"agent/internal/store"
+	"agent/internal/tui/drawer"
 )
 
 // slashCommand is one of the composer's commands.
@@ -36,7 +36,7 @@ func (m *model) slash(text string) tea.Cmd {
 	case "/help":
 		m.overlay = overlayHelp
 	case "/context":
-		m.overlay = overlayContext
+		m.openContext()
 	case "/checkpoints", "/rewind":
 		return m.openCheckpoints()
 	case "/new":
@@ -70,21 +70,14 @@ func orNone(s string) string {
 	return s
 }
 
-// checkpointsMsg carries the run's checkpoints into the drawer.
-type checkpointsMsg struct {
-	list []store.Checkpoint
-	err  error
-}
-
-func (m *model) openCheckpoints() tea.Cmd {
-	m.overlay = overlayCheckpoints
-	id := m.runID()
-	if id == "" {
-		return nil
+// openContext shows the context report of the last model request.
+func (m *model) openContext() {
+	c := m.tr.context
+	layers := make([]drawer.Layer, len(c.Layers))
+	for i, l := range c.Layers {
+		layers[i] = drawer.Layer{Name: l.Name, Tokens: l.Tokens, Items: l.Items}
 	}
-	st, ctx := m.svc.Store(), m.ctx
-	return func() tea.Msg {
-		l, err := st.Checkpoints(ctx, id)
-		return checkpointsMsg{list: l, err: err}
-	}
+	m.ctxDrawer.SetContext(drawer.Context{Step: m.tr.lastStep, Budget: c.Budget, Window: m.svc.Settings().Window,
+		Total: c.TotalTokens, Layers: layers})
+	m.overlay = overlayContext
 }
