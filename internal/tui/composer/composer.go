@@ -15,13 +15,15 @@
 //
 // The history file, when the root names one, holds one JSON object per line
 // ({"text": ...}), mode 0600, at most MaxHistory entries, replaced atomically
-// on each submission. A folded paste is never written to it (only its label
-// is: a big paste may hold secrets); smaller pastes are part of the typed
-// text and are, through Options.HistoryRedact when the root gives one.
+// on each submission. A folded paste is never written to it, only its label
+// (a big paste may hold secrets); typed text and smaller pastes are written,
+// through Options.HistoryRedact when the root gives one.
 //
-// It renders only from its own state and the theme, and must not import
-// the agent, the app layer or another component: it gets plain data (a
-// file list, commands) and hands back plain messages (SubmitMsg).
+// It renders only from its own state and the theme, writes no file but the
+// history file the root names, reads none but that file and the workspace
+// listing, and must not import the agent, the app layer or another
+// component: it gets plain data (a file list, commands) and hands back
+// plain messages (SubmitMsg). Reading an attached file is the root's job.
 package composer
 
 import (
