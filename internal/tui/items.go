@@ -52,15 +52,15 @@ type entry struct {
 
 // transcriptState folds events and stream deltas into entries.
 type transcriptState struct {
-	entries []*entry
-	cards   map[string]*entry // by call id
-	stream  *entry            // the assistant message now streaming
-	calls   map[int]*entry    // streaming cards by index, this step
+	entries  []*entry
+	cards    map[string]*entry // by call id
+	stream   *entry            // the assistant message now streaming
+	calls    map[int]*entry    // streaming cards by index, this step
 	step     int
 	lastStep int // the step of the last model request
 	context  event.ContextReport
-	tokens  event.TokenCount
-	status  event.Status
+	tokens   event.TokenCount
+	status   event.Status
 }
 
 func newTranscript() *transcriptState {

@@ -23,7 +23,9 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.flash = "press ctrl+c again to quit"
 		return m, nil
 	}
-	m.ctrlC = time.Time{}
+	if !m.ctrlC.IsZero() {
+		m.ctrlC, m.flash = time.Time{}, ""
+	}
 	if m.prefixX {
 		m.prefixX = false
 		return m, m.drawerKey(key)
@@ -40,51 +42,49 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+x":
 		m.prefixX = true
 		return m, nil
-	case "esc":
-		if m.phase == phaseRunning && m.run != nil {
-			m.run.Interrupt()
-			m.flash = "interrupting…"
-			return m, nil
-		}
-		if !m.lastEsc.IsZero() && m.now().Sub(m.lastEsc) < 500*time.Millisecond {
-			m.lastEsc = time.Time{}
-			return m, m.openCheckpoints()
-		}
-		m.lastEsc = m.now()
-		return m, nil
-	case "enter":
-		text := m.input.Value()
-		m.input.Reset()
-		return m, m.submit(text)
-	case "shift+enter", "ctrl+j", "alt+enter":
-		m.input.InsertString("\n")
-		return m, nil
 	case "pgup":
 		m.scroll += max(1, m.transcriptHeight()-2)
 		return m, nil
 	case "pgdown":
 		m.scroll = max(0, m.scroll-max(1, m.transcriptHeight()-2))
 		return m, nil
-	case "home":
-		if m.input.Value() == "" {
-			m.scroll = 1 << 30
-			return m, nil
-		}
-	case "end":
-		if m.input.Value() == "" {
-			m.scroll = 0
-			return m, nil
-		}
 	case "ctrl+o":
 		m.toggleCard()
 		return m, nil
-	case "?":
-		if m.input.Value() == "" {
-			m.overlay = overlayHelp
+	case "home", "end", "?":
+		if m.input.Empty() {
+			switch key {
+			case "home":
+				m.scroll = 1 << 30
+			case "end":
+				m.scroll = 0
+			default:
+				m.overlay = overlayHelp
+			}
 			return m, nil
 		}
 	}
-	return m.passToInput(k)
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	if key == "esc" && !m.input.Consumed() {
+		return m, m.escape()
+	}
+	return m, cmd
+}
+
+// escape interrupts the step being driven; Esc Esc opens the checkpoints.
+func (m *model) escape() tea.Cmd {
+	if m.phase == phaseRunning && m.run != nil {
+		m.run.Interrupt()
+		m.flash = "interrupting…"
+		return nil
+	}
+	if !m.lastEsc.IsZero() && m.now().Sub(m.lastEsc) < 500*time.Millisecond {
+		m.lastEsc = time.Time{}
+		return m.openCheckpoints()
+	}
+	m.lastEsc = m.now()
+	return nil
 }
 
 // drawerKey handles the key after ctrl+x.

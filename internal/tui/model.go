@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
 	"agent/internal/agent"
@@ -15,6 +15,7 @@ import (
 	"agent/internal/approval"
 	"agent/internal/event"
 	"agent/internal/tui/approve"
+	"agent/internal/tui/composer"
 	"agent/internal/tui/drawer"
 	"agent/internal/tui/help"
 	"agent/internal/tui/theme"
@@ -58,7 +59,7 @@ type model struct {
 	queued  []string // messages typed while a run is driven
 	overlay overlay
 
-	input textarea.Model
+	input composer.Model
 
 	// approvals waiting for the person: the prompt shows them, replies
 	// holds each one's answer channel by request id
@@ -88,16 +89,21 @@ type model struct {
 const askGuard = 300 * time.Millisecond
 
 func newModel(ctx context.Context, svc *app.Service, br *bridge, opt Options) *model {
-	in := textarea.New()
-	in.Placeholder = "Ask, or / for commands"
-	in.ShowLineNumbers = false
-	in.SetHeight(3)
-	in.Focus()
 	dark := true
 	m := &model{ctx: ctx, svc: svc, br: br, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
-		tr: newTranscript(), input: in, now: time.Now, replies: map[string]askMsg{}}
+		tr: newTranscript(), now: time.Now, replies: map[string]askMsg{}}
+	m.input = m.newComposer()
 	m.themed()
 	return m
+}
+
+// newComposer makes the composer for the current theme.
+func (m *model) newComposer() composer.Model {
+	set := m.svc.Settings()
+	c := composer.New(m.ctx, composer.Options{Theme: m.th, Files: composer.WorkspaceFiles(set.Workspace),
+		HistoryPath: filepath.Join(set.Home, "history.jsonl"), HistoryRedact: m.svc.Redact})
+	c.Focus()
+	return c
 }
 
 // themed builds the components for the current theme (at start, and when
@@ -123,6 +129,7 @@ func (m *model) themed() {
 		cmds[i] = help.Command{Name: c.name, Summary: c.help}
 	}
 	m.help = help.New(help.Options{Theme: m.th, Commands: cmds})
+	m.input.SetTheme(m.th)
 	m.layout()
 }
 
@@ -135,7 +142,7 @@ func (m *model) layout() {
 	m.ctxDrawer.SetSize(m.width, m.height-2)
 	m.cpDrawer.SetSize(m.width, m.height-2)
 	m.help.SetSize(m.width, m.height-2)
-	m.input.SetWidth(max(10, m.width-2))
+	m.input.SetSize(m.width, max(3, m.height/3))
 }
 
 func envOf(opt Options) []string {
@@ -161,7 +168,7 @@ func (m *model) shutdown() {
 
 // Init asks the terminal's background colour and, when resuming, opens the run.
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, textarea.Blink}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.input.Init()}
 	if m.opt.ResumeID != "" {
 		m.phase = phaseStarting
 		cmds = append(cmds, m.openRun(m.opt.ResumeID, m.opt.Resume, m.opt.Message))
@@ -191,6 +198,12 @@ type (
 type probeMsg func(*model)
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	m.input.SetBusy(m.phase == phaseRunning || m.phase == phaseStarting)
+	return m, cmd
+}
+
+func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case probeMsg:
 		msg(m)
@@ -255,6 +268,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.passToInput(msg)
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
+	case composer.SubmitMsg:
+		return m, m.submitted(msg)
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
 			m.scroll += 3
@@ -350,15 +365,20 @@ func (m *model) decided(d approve.DecisionMsg) {
 // asking reports whether an approval waits for the person.
 func (m *model) asking() bool { return m.approve.Active() }
 
-// submit sends what the person typed: a slash command, a new run's prompt,
-// or a follow-up message of the run.
+// submitted handles what the composer sends: a slash command, or text
+// with the files attached with @.
+func (m *model) submitted(msg composer.SubmitMsg) tea.Cmd {
+	if msg.Command != nil {
+		return m.slash(string(msg.Command.Name), msg.Command.Args)
+	}
+	return m.submit(withAttachments(m.svc.Settings().Workspace, msg.Text, msg.Attachments))
+}
+
+// submit sends text: a new run's prompt, or a follow-up message of the run.
 func (m *model) submit(text string) tea.Cmd {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil
-	}
-	if strings.HasPrefix(text, "/") {
-		return m.slash(text)
 	}
 	if m.phase == phaseRunning || m.phase == phaseStarting {
 		m.queued = append(m.queued, text)

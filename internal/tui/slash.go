@@ -30,8 +30,10 @@ var slashCommands = []slashCommand{
 	{"/quit", "quit (the run stays resumable)"},
 }
 
-func (m *model) slash(text string) tea.Cmd {
-	name, _, _ := strings.Cut(text, " ")
+func (m *model) slash(name, args string) tea.Cmd {
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
 	switch name {
 	case "/help":
 		m.overlay = overlayHelp
@@ -51,7 +53,7 @@ func (m *model) slash(text string) tea.Cmd {
 		}
 		m.tr = newTranscript()
 		m.scroll = 0
-	case "/quit":
+	case "/quit", "/exit":
 		return m.quit()
 	case "/status", "/model", "/approvals":
 		set := m.svc.Settings()

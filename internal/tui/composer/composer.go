@@ -176,6 +176,16 @@ func (m *Model) SetSize(width, height int) {
 	m.fixScroll()
 }
 
+// SetTheme repaints the composer in th (when the terminal reports its
+// background); the text, history and folds stay.
+func (m *Model) SetTheme(th *theme.Theme) {
+	if th == nil {
+		return
+	}
+	m.th = th
+	m.paint = newPaints(th)
+}
+
 // Width is the composer's width.
 func (m Model) Width() int { return m.width }
 
@@ -285,7 +295,16 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		case "down", "ctrl+n":
 			m.pop.move(1)
 			return nil
-		case "enter", "tab":
+		case "enter":
+			// a command that takes no arguments runs at once, as typed
+			// in full; one with arguments is completed for them
+			run := m.pop.kind == popSlash && m.pop.items[m.pop.sel].args == "" && m.ed.row == 0
+			cmd := m.accept()
+			if run {
+				return m.submit()
+			}
+			return cmd
+		case "tab":
 			return m.accept()
 		}
 	}

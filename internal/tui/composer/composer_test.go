@@ -316,15 +316,18 @@ func TestSlashCompletion(t *testing.T) {
 	if !d.m.PopupOpen() || !strings.Contains(d.view(), "/checkpoints") {
 		t.Fatalf("no popup for /ch:\n%s", d.view())
 	}
-	d.press("enter")
-	if len(d.submits) != 0 || d.m.Value() != "/checkpoints " || d.m.PopupOpen() {
-		t.Fatalf("enter did not accept: value %q, sent %d", d.m.Value(), len(d.submits))
-	}
+	// enter on a command without arguments runs it at once
 	d.press("enter")
 	s := d.lastSubmit()
-	if s.Command == nil || s.Command.Name != CmdCheckpoints || s.Command.Args != "" {
-		t.Fatalf("submitted %+v", s)
+	if len(d.submits) != 1 || s.Command == nil || s.Command.Name != CmdCheckpoints || s.Command.Args != "" || d.m.PopupOpen() {
+		t.Fatalf("enter did not run /checkpoints: submitted %+v, sent %d", s.Command, len(d.submits))
 	}
+	// on one that takes arguments it completes the name and waits for them
+	d.typ("/mod").press("enter")
+	if len(d.submits) != 1 || d.m.Value() != "/model " {
+		t.Fatalf("enter on /model: value %q, sent %d", d.m.Value(), len(d.submits))
+	}
+	d.m.Reset()
 
 	// tab accepts too; an alias resolves; args are kept.
 	d.typ("/rew").press("tab").typ("3").press("enter")

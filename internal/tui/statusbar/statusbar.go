@@ -92,6 +92,9 @@ type Status struct {
 	RunID string
 	Mouse bool   // mouse capture is on
 	Hint  string // e.g. "? help"
+	// Notice is a message for the person now ("press ctrl+c again to
+	// quit"): it goes right after the state and is the last field dropped.
+	Notice string
 }
 
 // Model is the status bar.
@@ -131,8 +134,8 @@ type segment struct {
 
 // Render draws s on one line of exactly width columns. Fields that do not
 // fit are left out, least important first: the hint, mouse, the run id,
-// the cost, the tokens, the context, the model, the approval mode; the
-// state stays (cut if it must be).
+// the cost, the tokens, the context, the model, the approval mode, the
+// notice; the state stays (cut if it must be).
 func Render(th *theme.Theme, s Status, width int) string {
 	if width <= 0 {
 		return ""
@@ -141,33 +144,36 @@ func Render(th *theme.Theme, s Status, width int) string {
 		th = theme.New(true, false)
 	}
 	segs := []segment{{text: stateStyle(th, s.State).Render(s.State.Glyph() + " " + s.State.Word()), rank: 0}}
+	if v := oneLine(s.Notice); v != "" {
+		segs = append(segs, segment{text: th.WarnText.Render(v), rank: 1})
+	}
 	if v := oneLine(s.Model); v != "" {
-		segs = append(segs, segment{text: th.Text.Render(v), rank: 2})
+		segs = append(segs, segment{text: th.Text.Render(v), rank: 3})
 	}
 	if v := oneLine(s.Approval); v != "" {
 		style := th.Text
 		if v == "full-auto" {
 			style = th.WarnText
 		}
-		segs = append(segs, segment{text: th.Dim.Render("approval ") + style.Render(v), rank: 1})
+		segs = append(segs, segment{text: th.Dim.Render("approval ") + style.Render(v), rank: 2})
 	}
 	if c := contextText(th, s.ContextTokens, s.ContextWindow); c != "" {
-		segs = append(segs, segment{text: c, rank: 3})
+		segs = append(segs, segment{text: c, rank: 4})
 	}
 	if s.TokensIn > 0 || s.TokensOut > 0 {
-		segs = append(segs, segment{text: th.Dim.Render(tokens(s.TokensIn) + " in · " + tokens(s.TokensOut) + " out"), rank: 4})
+		segs = append(segs, segment{text: th.Dim.Render(tokens(s.TokensIn) + " in · " + tokens(s.TokensOut) + " out"), rank: 5})
 	}
 	if s.Cost >= 0 {
-		segs = append(segs, segment{text: th.Dim.Render(cost(s.Cost)), rank: 5})
+		segs = append(segs, segment{text: th.Dim.Render(cost(s.Cost)), rank: 6})
 	}
 	if v := oneLine(s.RunID); v != "" {
-		segs = append(segs, segment{text: th.Faint.Render("run " + v), rank: 6})
+		segs = append(segs, segment{text: th.Faint.Render("run " + v), rank: 7})
 	}
 	if s.Mouse {
-		segs = append(segs, segment{text: th.InfoText.Render("mouse on"), rank: 7, right: true})
+		segs = append(segs, segment{text: th.InfoText.Render("mouse on"), rank: 8, right: true})
 	}
 	if v := oneLine(s.Hint); v != "" {
-		segs = append(segs, segment{text: th.Faint.Render(v), rank: 8, right: true})
+		segs = append(segs, segment{text: th.Faint.Render(v), rank: 9, right: true})
 	}
 	for i := range segs {
 		segs[i].w = ansi.StringWidth(segs[i].text)
