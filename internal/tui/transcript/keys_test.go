@@ -39,8 +39,8 @@ func TestPagingKeys(t *testing.T) {
 	m := notices(t, n, w, h)
 
 	steps := []struct {
-		key  string
-		from int // first line of the window, in all
+		key    string
+		from   int // first line of the window, in all
 		follow bool
 	}{
 		{"", len(all) - h, true},

@@ -70,7 +70,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.PageUp, k.PageDown, k.Home, k.End}, {k.Toggle}}
 }
 
-func (k KeyMap) all() []key.Binding { return []key.Binding{k.PageUp, k.PageDown, k.Home, k.End, k.Toggle} }
+func (k KeyMap) all() []key.Binding {
+	return []key.Binding{k.PageUp, k.PageDown, k.Home, k.End, k.Toggle}
+}
 
 // Options configure a Model.
 type Options struct {
