@@ -11,13 +11,14 @@ import "strings"
 //   - a blank line outside a fenced code block or a multi-line HTML block,
 //     once the next line has arrived and it starts a new top-level block:
 //     it is not indented (a list item's continuation, indented code), it is
-//     not a list item after a list (a loose list is one list), and it does
-//     not start with ':' (a definition after its term);
+//     not a list item after a list (a loose list is one list);
 //   - the end of a closed fenced code block that starts in the first column
 //     (a fence cannot belong to a list item or a quote there).
 //
 // A link reference definition anywhere makes every link of the text depend
-// on it, so once one is seen the text has no boundary at all.
+// on it, so once one is seen the text has no boundary at all. A definition
+// (a line starting with ':') can pull the paragraphs after it into its
+// definition list, so no boundary comes after one.
 //
 // It reads only complete lines, each once: feeding a longer text costs the
 // new lines only.
@@ -28,7 +29,7 @@ type splitter struct {
 	fence   fence  // the open fenced code block, if any
 	htmlEnd string // the end marker of an open HTML block that spans blank lines
 	list    bool   // the current block is, or continues, a list
-	noSplit bool   // a link reference definition was seen
+	noSplit bool   // a link reference definition or a definition was seen
 }
 
 type fence struct {
@@ -77,9 +78,14 @@ func (s *splitter) line(line string, end int) {
 		s.pending = end
 		return
 	}
+	if indent <= 3 && rest[0] == ':' {
+		// A definition: its list can take in the paragraphs that follow,
+		// blank lines or not, so nothing after it is stable.
+		s.noSplit = true
+	}
 	if s.pending >= 0 {
 		marker := isListMarker(rest)
-		if !s.noSplit && indent == 0 && rest[0] != ':' && !(s.list && marker) {
+		if !s.noSplit && indent == 0 && !(s.list && marker) {
 			s.stable = s.pending
 		}
 		s.pending = -1

@@ -30,6 +30,7 @@ func TestSplitterBoundaries(t *testing.T) {
 		{"indented code across a blank", "    a\n\n    b\n"},
 		{"fence inside a list item", "- a\n\n  ```\n  x\n  ```\n"},
 		{"definition after its term", "Term\n\n: def\n"},
+		{"nothing is stable after a definition", "a\n\n§Term\n: def\n\nmore\n\n: def\n\nlast\n"},
 		{"html comment across blank lines", "<!-- a\n\nb -->\n"},
 		{"html comment closed", "<!-- a\n\nb -->\n\n§c\n"},
 		{"html comment on one line", "<!-- a -->\n\n§c\n"},

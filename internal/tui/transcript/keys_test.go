@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"agent/internal/tui/theme"
 )
 
 // notices builds a transcript of n one-line notices: with the gap line
@@ -233,5 +235,37 @@ func TestOnlyVisibleItemsRender(t *testing.T) {
 	m.View()
 	if len(rendered) > 6 || slices.Max(rendered) > 5 {
 		t.Fatalf("Home rendered items %v", rendered)
+	}
+}
+
+// TestSetThemeAndClear: a new theme re-renders every visible item in its
+// colours; Clear empties the transcript and follows its end again.
+func TestSetThemeAndClear(t *testing.T) {
+	renders := 0
+	m := newModel(t, true, false, Options{OnItemRender: func(int) { renders++ }})
+	fill(m)
+	m.SetSize(80, 300)
+	dark := m.View()
+	renders = 0
+	if err := m.SetTheme(theme.New(false, false), nil); err != nil {
+		t.Fatal(err)
+	}
+	light := m.View()
+	if renders != m.Len() {
+		t.Fatalf("a theme switch re-rendered %d of %d items", renders, m.Len())
+	}
+	if light == dark || plain(light) != plain(dark) {
+		t.Fatal("the light view should differ from the dark one in colour only")
+	}
+	if err := m.SetTheme(nil, nil); err == nil {
+		t.Fatal("SetTheme(nil) gave no error")
+	}
+	press(m, "home")
+	m.Clear()
+	if m.Len() != 0 || !m.Following() || m.Card("c1") != nil || strings.TrimSpace(plain(m.View())) != "" {
+		t.Fatal("Clear left items, a card index or a scrolled view")
+	}
+	if cmd := press(m, "ctrl+o"); cmd != nil {
+		t.Fatal("ctrl+o with no card sent a message")
 	}
 }
