@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func BenchmarkStream200TokPerSec(b *testing.B) {
 	r := newRenderer(b, true, false, nil)
 	ds := deltas(answer(), 4)
 	s, k := NewStream(r), 0
-	var worst time.Duration
+	frames := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -77,9 +78,12 @@ func BenchmarkStream200TokPerSec(b *testing.B) {
 		s.Append(ds[k])
 		k++
 		_ = strings.Join(s.Lines(100), "\n")
-		worst = max(worst, time.Since(start))
+		frames = append(frames, time.Since(start))
 	}
-	b.ReportMetric(float64(worst.Nanoseconds()), "worst-ns/frame")
+	// The 99th percentile frame (the slowest ones are the deltas inside the
+	// longest code block; single outliers are the machine, not the code).
+	slices.Sort(frames)
+	b.ReportMetric(float64(frames[len(frames)*99/100].Nanoseconds()), "p99-ns/frame")
 }
 
 // BenchmarkStreamFullRerender is the same frame without the stable prefix
