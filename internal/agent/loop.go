@@ -216,7 +216,8 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 	var usage Usage
 	asm := newCallAssembler(st.Step)
 	live := r.liveText()
-	defer live.Close()
+	defer func() { live.Close() }()
+	textOpen := false // text went to live since the last flush
 	shown := r.liveCalls()
 	defer shown.close()
 	for {
@@ -231,7 +232,15 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 		case EvTextDelta:
 			text.WriteString(se.Text)
 			io.WriteString(live, se.Text)
+			textOpen = true
 		case EvToolCallStart, EvToolCallDelta, EvToolCallEnd:
+			if textOpen {
+				// the text before a call is shown before the call: the
+				// redactor's held-back tail is let out now (a secret
+				// cannot continue across a tool call)
+				live.Close()
+				live, textOpen = r.liveText(), false
+			}
 			asm.add(se)
 			shown.add(st.Step, se)
 		case EvUsage:
