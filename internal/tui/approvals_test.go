@@ -128,10 +128,10 @@ func TestSecretOnScreenIsPlaceholder(t *testing.T) {
 	h.text("where is the token")
 	h.enter()
 	h.idle()
-	h.probe(func(m *model) {
-		for _, e := range m.tr.entries {
-			e.expanded = true
-		}
+	h.key(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}) // expand the card, as a person would
+	h.until("the card expanded", func(m *model) bool {
+		c := m.tr.view.Card("c1")
+		return c != nil && c.Expanded()
 	})
 	s := h.screen()
 	if strings.Contains(s, secret) || strings.Contains(s, secret[4:20]) {

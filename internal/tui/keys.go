@@ -42,25 +42,17 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+x":
 		m.prefixX = true
 		return m, nil
-	case "pgup":
-		m.scroll += max(1, m.transcriptHeight()-2)
-		return m, nil
-	case "pgdown":
-		m.scroll = max(0, m.scroll-max(1, m.transcriptHeight()-2))
-		return m, nil
-	case "ctrl+o":
-		m.toggleCard()
-		return m, nil
-	case "home", "end", "?":
+	case "pgup", "pgdown", "ctrl+o":
+		_, cmd := m.tr.view.Update(k)
+		return m, cmd
+	case "home", "end":
 		if m.input.Empty() {
-			switch key {
-			case "home":
-				m.scroll = 1 << 30
-			case "end":
-				m.scroll = 0
-			default:
-				m.overlay = overlayHelp
-			}
+			_, cmd := m.tr.view.Update(k)
+			return m, cmd
+		}
+	case "?":
+		if m.input.Empty() {
+			m.overlay = overlayHelp
 			return m, nil
 		}
 	}
@@ -112,16 +104,6 @@ func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
 		m.cpDrawer, cmd = m.cpDrawer.Update(k)
 	}
 	return cmd
-}
-
-func (m *model) toggleCard() {
-	for i := len(m.tr.entries) - 1; i >= 0; i-- {
-		if e := m.tr.entries[i]; e.kind == itemCard {
-			e.expanded = !e.expanded
-			e.version++
-			return
-		}
-	}
 }
 
 // quit ends the session: a run being driven is interrupted first (it stays

@@ -80,7 +80,6 @@ type model struct {
 	prefixX bool      // ctrl+x pressed: the next key picks a drawer
 	lastEsc time.Time // Esc Esc opens the checkpoints
 	mouse   bool
-	scroll  int // lines scrolled up from the bottom
 	flash   string
 }
 
@@ -91,8 +90,9 @@ const askGuard = 300 * time.Millisecond
 func newModel(ctx context.Context, svc *app.Service, br *bridge, opt Options) *model {
 	dark := true
 	m := &model{ctx: ctx, svc: svc, br: br, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
-		tr: newTranscript(), now: time.Now, replies: map[string]askMsg{}}
+		now: time.Now, replies: map[string]askMsg{}}
 	m.input = m.newComposer()
+	m.tr = newTranscript(m.th, m.renderDiff)
 	m.themed()
 	return m
 }
@@ -130,6 +130,9 @@ func (m *model) themed() {
 	}
 	m.help = help.New(help.Options{Theme: m.th, Commands: cmds})
 	m.input.SetTheme(m.th)
+	if m.tr != nil {
+		m.tr.view.SetTheme(m.th, nil)
+	}
 	m.layout()
 }
 
@@ -271,11 +274,7 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case composer.SubmitMsg:
 		return m, m.submitted(msg)
 	case tea.MouseWheelMsg:
-		if msg.Button == tea.MouseWheelUp {
-			m.scroll += 3
-		} else if msg.Button == tea.MouseWheelDown {
-			m.scroll = max(0, m.scroll-3)
-		}
+		m.tr.view.Update(msg)
 		return m, nil
 	}
 	return m.passToInput(msg)
@@ -312,7 +311,7 @@ func (m *model) onAsk(a askMsg) tea.Cmd {
 	}
 	if c := m.tr.cards[a.req.CallID]; c != nil {
 		c.status, c.diff = cardAwaiting, a.req.Diff
-		c.version++
+		m.tr.sync(c)
 	}
 	m.askSeq++
 	id := fmt.Sprintf("%s#%d", a.req.CallID, m.askSeq)
@@ -357,7 +356,7 @@ func (m *model) decided(d approve.DecisionMsg) {
 		if dec.Decision == event.Deny {
 			c.status = cardDenied
 		}
-		c.version++
+		m.tr.sync(c)
 	}
 	a.reply <- dec
 }
@@ -385,7 +384,7 @@ func (m *model) submit(text string) tea.Cmd {
 		m.flash = fmt.Sprintf("queued: sent when the model is done (%d waiting)", len(m.queued))
 		return nil
 	}
-	m.scroll = 0
+	m.tr.view.GotoBottom()
 	if m.run == nil {
 		m.phase = phaseStarting
 		return m.newRun(text)

@@ -51,8 +51,7 @@ func (m *model) slash(name, args string) tea.Cmd {
 			m.run.Close()
 			m.run = nil
 		}
-		m.tr = newTranscript()
-		m.scroll = 0
+		m.tr = newTranscript(m.th, m.renderDiff)
 	case "/quit", "/exit":
 		return m.quit()
 	case "/status", "/model", "/approvals":

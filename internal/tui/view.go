@@ -1,14 +1,12 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"agent/internal/tui/statusbar"
-	"agent/internal/tui/theme"
 )
 
 // View lays the screen out: the transcript, then the approval prompt or the
@@ -47,8 +45,6 @@ func (m *model) View() tea.View {
 	return v
 }
 
-func (m *model) transcriptHeight() int { return max(1, m.height-6) }
-
 // fit pads or cuts s to h lines.
 func fit(s string, w, h int) string {
 	lines := strings.Split(s, "\n")
@@ -61,107 +57,27 @@ func fit(s string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// transcriptView renders the transcript's last h lines (minus the scroll).
+// transcriptView is the transcript's window, h lines.
 func (m *model) transcriptView(h int) string {
-	var lines []string
-	for _, e := range m.tr.entries {
-		lines = append(lines, strings.Split(m.renderEntry(e), "\n")...)
-		lines = append(lines, "")
-	}
-	end := len(lines) - m.scroll
-	if end < h {
-		end = min(h, len(lines))
-		m.scroll = len(lines) - end
-	}
-	start := max(0, end-h)
-	return strings.Join(lines[start:end], "\n")
+	m.tr.view.SetSize(m.width, h)
+	return m.tr.view.View()
 }
 
-func (m *model) renderEntry(e *entry) string {
-	t := m.th
-	w := max(10, m.width-2)
-	wrap := lipgloss.NewStyle().Width(w)
-	switch e.kind {
-	case itemUser:
-		return t.Title.Render(theme.GlyphUser+" ") + wrap.Render(e.text)
-	case itemAssistant:
-		return wrap.Render(e.text)
-	case itemNotice:
-		return t.Dim.Render(wrap.Render("· " + e.text))
-	case itemError:
-		return t.ErrorText.Render(wrap.Render(theme.GlyphError + " " + e.text))
-	case itemCard:
-		return m.renderCard(e, w)
-	}
-	return ""
-}
-
-func (m *model) renderCard(e *entry, w int) string {
-	t := m.th
-	glyph, word, style := theme.GlyphRunning, "", t.Dim
-	switch e.status {
-	case cardPending:
-		glyph, word = theme.GlyphRunning, ""
-	case cardAwaiting:
-		glyph, word, style = theme.GlyphPending, "needs approval", t.WarnText
-	case cardRunning:
-		glyph, word, style = theme.GlyphRunning, "running", t.InfoText
-	case cardOK:
-		glyph, word, style = theme.GlyphOK, "ok", t.OKText
-	case cardFailed:
-		glyph, word, style = theme.GlyphError, "error", t.ErrorText
-	case cardDenied:
-		glyph, word, style = theme.GlyphDenied, "denied", t.WarnText
-	case cardInterrupted:
-		glyph, word, style = theme.GlyphInterrupted, "interrupted", t.WarnText
-	}
-	if e.exit != nil && *e.exit != 0 {
-		word, style, glyph = fmt.Sprintf("exit %d", *e.exit), t.ErrorText, theme.GlyphError
-	}
-	head := style.Render(glyph) + " " + t.Title.Render(e.tool) + " " + oneLine(e.summary, max(10, w-30))
-	if word != "" {
-		head += "  " + style.Render(word)
-	}
-	var body []string
-	if e.diff != "" {
-		body = append(body, m.renderDiff(e.diff, w-2, 12))
-	} else if e.output != "" {
-		out := strings.Split(strings.TrimRight(e.output, "\n"), "\n")
-		n := 3
-		if e.expanded {
-			n = 200
-		}
-		if len(out) > n {
-			out = append(out[:n], fmt.Sprintf("… %d more lines (ctrl+o)", len(out)-n))
-		}
-		for _, l := range out {
-			body = append(body, t.Faint.Render("  "+oneLine(l, w-4)))
-		}
-	}
-	if len(body) == 0 {
-		return head
-	}
-	return head + "\n" + strings.Join(body, "\n")
-}
-
-// renderDiff is the plain diff fallback: +/- lines in their colours.
-func (m *model) renderDiff(diff string, w, maxLines int) string {
+// renderDiff draws an edit's diff in a card (the built-in colouring until
+// the diff view draws it).
+func (m *model) renderDiff(diff string, w int) string {
 	t := m.th
 	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
-	if maxLines > 0 && len(lines) > maxLines {
-		lines = append(lines[:maxLines], fmt.Sprintf("… %d more lines", len(lines)-maxLines))
-	}
 	for i, l := range lines {
-		l = oneLine(l, max(10, w))
 		switch {
 		case strings.HasPrefix(l, "+"):
-			lines[i] = "  " + t.Add.Render(l)
+			lines[i] = t.Add.Render(l)
 		case strings.HasPrefix(l, "-"):
-			lines[i] = "  " + t.Del.Render(l)
+			lines[i] = t.Del.Render(l)
 		case strings.HasPrefix(l, "@@"):
-			lines[i] = "  " + t.HunkLine.Render(l)
+			lines[i] = t.HunkLine.Render(l)
 		default:
-			lines[i] = "  " + t.Dim.Render(l)
+			lines[i] = t.Dim.Render(l)
 		}
 	}
 	return strings.Join(lines, "\n")
