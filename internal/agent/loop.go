@@ -145,6 +145,16 @@ func (r *Runner) AddUserMessage(ctx context.Context, st *State, text string) err
 	return r.flush(ctx, st, false)
 }
 
+// RevokeGrant journals that a person withdrew one of the run's grants (the
+// journal deletes the grant with the event, durably): the calls it covered
+// ask again.
+func (r *Runner) RevokeGrant(ctx context.Context, st *State, rule string) error {
+	if err := r.record(ctx, st, &event.GrantRevokedData{Rule: rule, Source: event.SourceUser}); err != nil {
+		return err
+	}
+	return r.flush(ctx, st, true)
+}
+
 func (r *Runner) maxSteps() int {
 	if r.MaxSteps > 0 {
 		return r.MaxSteps

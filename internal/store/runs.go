@@ -129,6 +129,8 @@ func auditFor(ev *event.Event) (AuditEntry, bool) {
 			detail += "; note: " + d.Note
 		}
 		return AuditEntry{Action: "approval", CallID: d.CallID, Detail: detail}, true
+	case *event.GrantRevokedData:
+		return AuditEntry{Action: "grant_revoked", Detail: fmt.Sprintf("rule %s revoked by %s", d.Rule, d.Source)}, true
 	case *event.RollbackData:
 		return AuditEntry{Action: "rollback", Detail: fmt.Sprintf("to checkpoint %s (pre-rollback checkpoint %s), %d files, conversation=%t",
 			d.CheckpointID, d.Before, len(d.Files), d.Conversation)}, true

@@ -255,6 +255,8 @@ func (t *transcriptState) apply(ev event.Event) {
 		}
 	case *event.ResumeData:
 		t.resumed(d)
+	case *event.GrantRevokedData:
+		t.notice("grant revoked: %s asks again", d.Rule)
 	case *event.RollbackData:
 		what := "files"
 		if d.Conversation {

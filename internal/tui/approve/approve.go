@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -297,7 +298,7 @@ func (m *Model) updateNote(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "enter":
 		note := m.note.Value()
-		if oneLine(note) == "" {
+		if textutil.OneLine(note) == "" {
 			m.noteMissing = true
 			return nil
 		}
@@ -349,7 +350,7 @@ func (m *Model) decide(c Choice, note string) tea.Cmd {
 
 // callName names a call for the model: tool(summary).
 func callName(r Request) string {
-	s := shorten(oneLine(r.Summary), 80)
+	s := textutil.Shorten(textutil.OneLine(r.Summary), 80)
 	if s == "" {
 		return r.Tool
 	}

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -74,10 +75,10 @@ func (m *Model) layout() frame {
 // header is the title, the file, why it asks and the ids, most needed first.
 func (m *Model) header(r Request, cw int) []string {
 	th := m.th
-	title := th.WarnText.Render(theme.GlyphPending) + " " + th.Title.Render("Allow "+shorten(oneLine(r.Tool), max(1, cw-22))+"?")
+	title := th.WarnText.Render(theme.GlyphPending) + " " + th.Title.Render("Allow "+textutil.Shorten(textutil.OneLine(r.Tool), max(1, cw-22))+"?")
 	var right []string
 	if r.Risk != "" {
-		right = append(right, shorten(oneLine(string(r.Risk)), 8))
+		right = append(right, textutil.Shorten(textutil.OneLine(string(r.Risk)), 8))
 	}
 	if len(m.queue) > 1 {
 		right = append(right, fmt.Sprintf("1 of %d", len(m.queue)))
@@ -86,17 +87,17 @@ func (m *Model) header(r Request, cw int) []string {
 		tag := th.Dim.Render(strings.Join(right, " · "))
 		gap := cw - ansi.StringWidth(title) - ansi.StringWidth(tag)
 		if gap < 1 {
-			title = fit(title, max(0, cw-ansi.StringWidth(tag)-1))
+			title = textutil.Fit(title, max(0, cw-ansi.StringWidth(tag)-1))
 			gap = 1
 		}
 		title += strings.Repeat(" ", gap) + tag
 	}
-	lines := []string{fit(title, cw)}
+	lines := []string{textutil.Fit(title, cw)}
 	labelled := func(label, text string, maxRows int) {
-		rows := wrap(text, max(1, cw-labelW))
+		rows := textutil.Wrap(text, max(1, cw-labelW))
 		if len(rows) > maxRows {
 			rows = rows[:maxRows]
-			rows[maxRows-1] = shorten(rows[maxRows-1]+" …", cw-labelW)
+			rows[maxRows-1] = textutil.Shorten(rows[maxRows-1]+" …", cw-labelW)
 		}
 		for i, row := range rows {
 			l := strings.Repeat(" ", labelW)
@@ -107,23 +108,23 @@ func (m *Model) header(r Request, cw int) []string {
 		}
 	}
 	if r.Risk != RiskExec && r.Summary != "" {
-		labelled("file", oneLine(r.Summary), 2)
+		labelled("file", textutil.OneLine(r.Summary), 2)
 	}
 	if r.Reason != "" {
-		labelled("why", oneLine(r.Reason), 3)
+		labelled("why", textutil.OneLine(r.Reason), 3)
 	}
 	ids := []string{}
 	if r.RunID != "" {
-		ids = append(ids, "run "+oneLine(r.RunID))
+		ids = append(ids, "run "+textutil.OneLine(r.RunID))
 	}
 	if r.Step > 0 {
 		ids = append(ids, "step "+strconv.Itoa(r.Step))
 	}
 	if r.CallID != "" {
-		ids = append(ids, "call "+oneLine(r.CallID))
+		ids = append(ids, "call "+textutil.OneLine(r.CallID))
 	}
 	if len(ids) > 0 {
-		lines = append(lines, th.Faint.Render(shorten(strings.Join(ids, " · "), cw)))
+		lines = append(lines, th.Faint.Render(textutil.Shorten(strings.Join(ids, " · "), cw)))
 	}
 	return lines
 }
@@ -132,7 +133,7 @@ func (m *Model) header(r Request, cw int) []string {
 // and the hint row under them.
 func (m *Model) optionRows(r Request, cw int) []string {
 	th := m.th
-	grant := oneLine(r.GrantLabel)
+	grant := textutil.OneLine(r.GrantLabel)
 	switch {
 	case grant == "":
 		grant = "allow for this run"
@@ -144,7 +145,7 @@ func (m *Model) optionRows(r Request, cw int) []string {
 	labelW := max(1, cw-keyW)
 	var rows []string
 	add := func(keys, label string, style func(...string) string) {
-		for i, l := range wrap(label, labelW) {
+		for i, l := range textutil.Wrap(label, labelW) {
 			k := strings.Repeat(" ", keyW)
 			if i == 0 {
 				k = th.Key.Render(keys) + strings.Repeat(" ", keyW-len(keys))
@@ -168,13 +169,13 @@ func (m *Model) hintRow(cw int, scrollable bool) string {
 	th := m.th
 	switch {
 	case m.noting && m.noteMissing:
-		return th.WarnText.Render(shorten("type a note first · esc back to the options", cw))
+		return th.WarnText.Render(textutil.Shorten("type a note first · esc back to the options", cw))
 	case m.noting:
-		return th.Faint.Render(shorten("enter sends the note to the model · esc back to the options", cw))
+		return th.Faint.Render(textutil.Shorten("enter sends the note to the model · esc back to the options", cw))
 	case scrollable:
-		return th.Faint.Render(shorten("1–4 choose · ↑↓ pgup pgdn home end scroll", cw))
+		return th.Faint.Render(textutil.Shorten("1–4 choose · ↑↓ pgup pgdn home end scroll", cw))
 	}
-	return th.Faint.Render(shorten("1–4 choose", cw))
+	return th.Faint.Render(textutil.Shorten("1–4 choose", cw))
 }
 
 // body is the head's diff or command, one styled row per screen line.
@@ -190,7 +191,7 @@ func (m *Model) body() []string {
 	var lines []string
 	switch {
 	case head.Diff != "":
-		lines = m.diffLines(visible(head.Diff), cw)
+		lines = m.diffLines(textutil.Visible(head.Diff), cw)
 	case head.Risk == RiskExec:
 		lines = m.commandLines(head, cw)
 	default:
@@ -207,7 +208,7 @@ func (m *Model) body() []string {
 func (m *Model) commandLines(r Request, cw int) []string {
 	th := m.th
 	var lines []string
-	for i, l := range wrap(visible(r.Summary), max(1, cw-2)) {
+	for i, l := range textutil.Wrap(textutil.Visible(r.Summary), max(1, cw-2)) {
 		p := "  "
 		if i == 0 {
 			p = th.Key.Render("$ ")
@@ -232,7 +233,7 @@ func (m *Model) argLines(args string, cw int) []string {
 		text = buf.String()
 	}
 	var out []string
-	for _, l := range wrap(visible(text), cw) {
+	for _, l := range textutil.Wrap(textutil.Visible(text), cw) {
 		out = append(out, m.th.Dim.Render(l))
 	}
 	return out
@@ -327,16 +328,16 @@ func (m *Model) View() string {
 		case off+f.bodyH < len(body):
 			more = " · ↓ more"
 		}
-		rows = append(rows, th.Dim.Render(shorten(pos+more, f.cw)))
+		rows = append(rows, th.Dim.Render(textutil.Shorten(pos+more, f.cw)))
 	}
 	rows = append(rows, rule)
 	rows = append(rows, f.options...)
 	for i, r := range rows {
-		rows[i] = fit(r, f.cw)
+		rows[i] = textutil.Fit(r, f.cw)
 	}
 	w := m.width
 	if w <= 0 {
 		w = defaultWidth
 	}
-	return drawBox(m.box(), max(w, m.box().GetHorizontalFrameSize()+1), rows)
+	return textutil.DrawBox(m.box(), max(w, m.box().GetHorizontalFrameSize()+1), rows)
 }

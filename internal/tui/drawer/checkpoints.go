@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -328,7 +329,7 @@ func (d *CheckpointDrawer) previewLines() []string {
 	if d.cache.id == d.previewID && d.cache.diff == d.previewDiff && d.cache.width == cw {
 		return d.cache.lines
 	}
-	diff := visible(d.previewDiff)
+	diff := textutil.Visible(d.previewDiff)
 	var lines []string
 	if d.renderDiff != nil {
 		out := d.renderDiff(diff, cw, max(1, d.height))
@@ -350,9 +351,9 @@ func name(c Checkpoint) string {
 	if c.Kind == KindRollback {
 		return theme.GlyphUndo + " undo rollback"
 	}
-	s := oneLine(string(c.Kind))
+	s := textutil.OneLine(string(c.Kind))
 	if c.Tool != "" {
-		s += " " + oneLine(c.Tool)
+		s += " " + textutil.OneLine(c.Tool)
 	}
 	return s
 }
@@ -365,24 +366,24 @@ func (d *CheckpointDrawer) entry(c Checkpoint, selected bool, cw int) []string {
 	}
 	left := fmt.Sprintf("%sstep %d · %s", mark, c.Step, name(c))
 	if c.CallID != "" && c.Kind != KindRollback {
-		left += " · " + oneLine(c.CallID)
+		left += " · " + textutil.OneLine(c.CallID)
 	}
 	right := th.Add.Render(fmt.Sprintf("+%d", c.Added)) + " " + th.Del.Render(fmt.Sprintf("−%d", c.Removed))
 	if !c.Time.IsZero() && cw >= 50 {
 		right += "  " + th.Dim.Render(c.Time.Format("15:04:05"))
 	}
 	if cw >= 100 && c.ID != "" {
-		right += "  " + th.Faint.Render(ansi.Truncate(oneLine(c.ID), 7, ""))
+		right += "  " + th.Faint.Render(ansi.Truncate(textutil.OneLine(c.ID), 7, ""))
 	}
 	nameStyle := th.Text
 	if c.Kind == KindRollback {
 		nameStyle = th.InfoText
 	}
-	top := spread(nameStyle.Render(left), right, cw)
+	top := textutil.Spread(nameStyle.Render(left), right, cw)
 	bottom := "    " + th.Dim.Render(d.files(c, cw-4))
 	if selected {
 		top = th.Selected.Render(ansi.Strip(top))
-		bottom = th.Selected.Render(ansi.Strip(fit(bottom, cw)))
+		bottom = th.Selected.Render(ansi.Strip(textutil.Fit(bottom, cw)))
 	}
 	return []string{top, bottom}
 }
@@ -400,7 +401,7 @@ func (d *CheckpointDrawer) files(c Checkpoint, width int) string {
 	}
 	s := head
 	for i, f := range c.Files {
-		part := oneLine(f)
+		part := textutil.OneLine(f)
 		if i > 0 {
 			part = ", " + part
 		}
@@ -410,11 +411,11 @@ func (d *CheckpointDrawer) files(c Checkpoint, width int) string {
 		}
 		if i > 0 && ansi.StringWidth(s+part+more) > width {
 			more = fmt.Sprintf(", +%d more", n-i)
-			return shorten(s, max(1, width-len(more))) + more
+			return textutil.Shorten(s, max(1, width-len(more))) + more
 		}
 		s += part
 	}
-	return shorten(s, width)
+	return textutil.Shorten(s, width)
 }
 
 // bottomRows are the confirmation (the question wrapped, then how to
@@ -428,13 +429,13 @@ func (d *CheckpointDrawer) bottomRows(cw int) []string {
 			what = fmt.Sprintf("undo the rollback (%s)?", d.confirm.words())
 		}
 		var rows []string
-		for _, l := range wrap(what, cw) {
+		for _, l := range textutil.Wrap(what, cw) {
 			rows = append(rows, th.WarnText.Render(l))
 		}
-		return append(rows, th.Key.Render("y")+th.Text.Render(shorten(" to confirm, any other key cancels", max(1, cw-1))))
+		return append(rows, th.Key.Render("y")+th.Text.Render(textutil.Shorten(" to confirm, any other key cancels", max(1, cw-1))))
 	}
 	if len(d.list) == 0 {
-		return []string{th.Faint.Render(shorten("esc close", cw))}
+		return []string{th.Faint.Render(textutil.Shorten("esc close", cw))}
 	}
 	hints := []string{
 		"↑↓ select · enter preview · c code · v conversation · b both · esc close",
@@ -455,7 +456,7 @@ func (d *CheckpointDrawer) bottomRows(cw int) []string {
 			break
 		}
 	}
-	return []string{th.Faint.Render(shorten(hint, cw))}
+	return []string{th.Faint.Render(textutil.Shorten(hint, cw))}
 }
 
 // View renders the list, the preview when open, and the hint or the
@@ -471,10 +472,10 @@ func (d *CheckpointDrawer) View() string {
 	if per := d.listEntries(); len(d.list) > per {
 		title += th.Faint.Render(fmt.Sprintf(" · %d–%d shown", d.top+1, d.top+per))
 	}
-	rows := []string{spread(title, th.Faint.Render("esc close"), cw), rule}
+	rows := []string{textutil.Spread(title, th.Faint.Render("esc close"), cw), rule}
 	if len(d.list) == 0 {
 		rows = append(rows, th.Text.Render("no checkpoints yet"),
-			th.Faint.Render(shorten("one is taken before and after each call that changes files", cw)))
+			th.Faint.Render(textutil.Shorten("one is taken before and after each call that changes files", cw)))
 	}
 	end := min(len(d.list), d.top+d.listEntries())
 	for i := d.top; i < end; i++ {
@@ -493,7 +494,7 @@ func (d *CheckpointDrawer) View() string {
 		if len(shown) < len(lines) {
 			label += fmt.Sprintf(" · lines %d–%d of %d", off+1, off+len(shown), len(lines))
 		}
-		rows = append(rows, rule, th.Dim.Render(shorten(label, cw)))
+		rows = append(rows, rule, th.Dim.Render(textutil.Shorten(label, cw)))
 		rows = append(rows, shown...)
 	}
 	rows = append(rows, rule)

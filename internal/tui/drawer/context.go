@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -95,9 +96,9 @@ func (d *ContextDrawer) denominator() (int, string) {
 	c := d.ctx
 	switch {
 	case c.Window > 0:
-		return c.Window, "of the " + count(c.Window) + "-token window"
+		return c.Window, "of the " + textutil.Count(c.Window) + "-token window"
 	case c.Budget > 0:
-		return c.Budget, "of the " + count(c.Budget) + "-token budget (window unknown)"
+		return c.Budget, "of the " + textutil.Count(c.Budget) + "-token budget (window unknown)"
 	case c.Total > 0:
 		return c.Total, "of this request (window unknown)"
 	}
@@ -140,10 +141,10 @@ type columns struct{ name, tokens, items, bar int }
 func (d *ContextDrawer) columns(cw int) columns {
 	c := columns{name: 5, tokens: 6, items: 5}
 	for _, l := range d.ctx.Layers {
-		c.name = max(c.name, ansi.StringWidth(oneLine(l.Name)))
-		c.tokens = max(c.tokens, len(count(l.Tokens)))
+		c.name = max(c.name, ansi.StringWidth(textutil.OneLine(l.Name)))
+		c.tokens = max(c.tokens, len(textutil.Count(l.Tokens)))
 	}
-	c.tokens = max(c.tokens, len(count(d.ctx.Total)), len(count(d.ctx.Window)))
+	c.tokens = max(c.tokens, len(textutil.Count(d.ctx.Total)), len(textutil.Count(d.ctx.Window)))
 	c.name = min(c.name, 18)
 	fixed := func() int { return c.name + 1 + c.tokens + 1 + 6 + 1 + c.items }
 	if cw-fixed()-2 < 6 {
@@ -162,9 +163,9 @@ func (d *ContextDrawer) columns(cw int) columns {
 
 func (d *ContextDrawer) row(c columns, name, tokens, sh, items string, f float64, barStyle func(...string) string) string {
 	th := d.th
-	s := fit(name, c.name) + " " + padLeft(tokens, c.tokens) + " " + padLeft(sh, 6)
+	s := textutil.Fit(name, c.name) + " " + textutil.PadLeft(tokens, c.tokens) + " " + textutil.PadLeft(sh, 6)
 	if c.items > 0 {
-		s += " " + padLeft(items, c.items)
+		s += " " + textutil.PadLeft(items, c.items)
 	}
 	s = th.Text.Render(s)
 	if c.bar > 0 && f >= 0 {
@@ -181,25 +182,25 @@ func (d *ContextDrawer) header(cw int) []string {
 	if d.set && d.ctx.Step > 0 {
 		title += th.Dim.Render(fmt.Sprintf(" · last model request, step %d", d.ctx.Step))
 	}
-	rows := []string{spread(title, th.Faint.Render("esc close"), cw)}
+	rows := []string{textutil.Spread(title, th.Faint.Render("esc close"), cw)}
 	if d.empty() {
 		return rows
 	}
 	of, name := d.denominator()
-	sum := count(d.ctx.Total) + " tokens"
+	sum := textutil.Count(d.ctx.Total) + " tokens"
 	if of > 0 {
 		sum += " · " + pct(share(d.ctx.Total, of)) + " " + name
 	}
 	if d.ctx.Budget > 0 && d.ctx.Window > 0 {
-		sum += fmt.Sprintf(" · budget %s (%s used)", count(d.ctx.Budget), pct(share(d.ctx.Total, d.ctx.Budget)))
+		sum += fmt.Sprintf(" · budget %s (%s used)", textutil.Count(d.ctx.Budget), pct(share(d.ctx.Total, d.ctx.Budget)))
 	}
-	for _, l := range wrap(sum, cw) {
+	for _, l := range textutil.Wrap(sum, cw) {
 		rows = append(rows, th.Dim.Render(l))
 	}
 	c := d.columns(cw)
-	head := fit("layer", c.name) + " " + padLeft("tokens", c.tokens) + " " + padLeft("share", 6)
+	head := textutil.Fit("layer", c.name) + " " + textutil.PadLeft("tokens", c.tokens) + " " + textutil.PadLeft("share", 6)
 	if c.items > 0 {
-		head += " " + padLeft("items", c.items)
+		head += " " + textutil.PadLeft("items", c.items)
 	}
 	return append(rows, th.Faint.Render(strings.Repeat("─", cw)), th.Dim.Render(head))
 }
@@ -211,16 +212,16 @@ func (d *ContextDrawer) body() []string {
 	if d.empty() {
 		return []string{
 			th.Text.Render("no model request yet"),
-			th.Faint.Render(shorten("the layers of the next request's context show here", cw)),
+			th.Faint.Render(textutil.Shorten("the layers of the next request's context show here", cw)),
 		}
 	}
 	c := d.columns(cw)
 	of, _ := d.denominator()
 	var rows []string
 	for _, l := range d.ctx.Layers {
-		rows = append(rows, d.row(c, oneLine(l.Name), count(l.Tokens), pct(share(l.Tokens, of)), count(l.Items), share(l.Tokens, of), th.InfoText.Render))
+		rows = append(rows, d.row(c, textutil.OneLine(l.Name), textutil.Count(l.Tokens), pct(share(l.Tokens, of)), textutil.Count(l.Items), share(l.Tokens, of), th.InfoText.Render))
 		for _, drop := range l.Dropped {
-			for i, w := range wrap(oneLine(drop), max(1, cw-12)) {
+			for i, w := range textutil.Wrap(textutil.OneLine(drop), max(1, cw-12)) {
 				lead := "            "
 				if i == 0 {
 					lead = "  − dropped "
@@ -239,12 +240,12 @@ func (d *ContextDrawer) footer(cw int, scroll string) []string {
 	if !d.empty() {
 		c := d.columns(cw)
 		of, _ := d.denominator()
-		rows = append(rows, d.row(c, "total", count(d.ctx.Total), pct(share(d.ctx.Total, of)), "", share(d.ctx.Total, of), th.Title.Render))
+		rows = append(rows, d.row(c, "total", textutil.Count(d.ctx.Total), pct(share(d.ctx.Total, of)), "", share(d.ctx.Total, of), th.Title.Render))
 		if w := d.ctx.Window; w > 0 {
 			if left := w - d.ctx.Total; left >= 0 {
-				rows = append(rows, d.row(c, "free", count(left), pct(share(left, w)), "", -1, nil))
+				rows = append(rows, d.row(c, "free", textutil.Count(left), pct(share(left, w)), "", -1, nil))
 			} else {
-				rows = append(rows, th.ErrorText.Render(fit(fmt.Sprintf("over the window by %s tokens", count(-left)), cw)))
+				rows = append(rows, th.ErrorText.Render(textutil.Fit(fmt.Sprintf("over the window by %s tokens", textutil.Count(-left)), cw)))
 			}
 		}
 	}
@@ -252,7 +253,7 @@ func (d *ContextDrawer) footer(cw int, scroll string) []string {
 	if scroll != "" {
 		hint = "esc close · ↑↓ scroll · " + scroll
 	}
-	return append(rows, th.Faint.Render(shorten(hint, cw)))
+	return append(rows, th.Faint.Render(textutil.Shorten(hint, cw)))
 }
 
 func (d *ContextDrawer) bodyRows(n int) int {

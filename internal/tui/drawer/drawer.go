@@ -17,6 +17,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -69,9 +70,9 @@ func themeOf(o Options) *theme.Theme {
 func boxed(th *theme.Theme, w int, rows []string) string {
 	cw := contentWidth(th, w)
 	for i, r := range rows {
-		rows[i] = fit(r, cw)
+		rows[i] = textutil.Fit(r, cw)
 	}
-	return drawBox(th.Box, max(w, th.Box.GetHorizontalFrameSize()+1), rows)
+	return textutil.DrawBox(th.Box, max(w, th.Box.GetHorizontalFrameSize()+1), rows)
 }
 
 func contentWidth(th *theme.Theme, w int) int {

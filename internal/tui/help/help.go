@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -158,9 +159,9 @@ func (m *Model) blocks(w int) [][]string {
 	if len(m.commands) > 0 {
 		s := Section{Title: "Slash commands"}
 		for _, c := range m.commands {
-			k := oneLine(c.Name)
+			k := textutil.OneLine(c.Name)
 			if c.Args != "" {
-				k += " " + oneLine(c.Args)
+				k += " " + textutil.OneLine(c.Args)
 			}
 			s.Bindings = append(s.Bindings, Binding{k, c.Summary})
 		}
@@ -172,7 +173,7 @@ func (m *Model) blocks(w int) [][]string {
 	keyW := 1
 	for _, s := range secs {
 		for _, b := range s.Bindings {
-			if n := ansi.StringWidth(oneLine(b.Keys)); n <= limit {
+			if n := ansi.StringWidth(textutil.OneLine(b.Keys)); n <= limit {
 				keyW = max(keyW, n)
 			}
 		}
@@ -180,15 +181,15 @@ func (m *Model) blocks(w int) [][]string {
 	keyW += 2
 	var out [][]string
 	for _, s := range secs {
-		rows := []string{m.th.Title.Render(shorten(oneLine(s.Title), w))}
+		rows := []string{m.th.Title.Render(textutil.Shorten(textutil.OneLine(s.Title), w))}
 		for _, b := range s.Bindings {
-			keys := oneLine(b.Keys)
-			lead := m.th.Key.Render(fit(keys, keyW-2)) + "  "
+			keys := textutil.OneLine(b.Keys)
+			lead := m.th.Key.Render(textutil.Fit(keys, keyW-2)) + "  "
 			if ansi.StringWidth(keys) > keyW-2 { // a long key gets its own row
-				rows = append(rows, m.th.Key.Render(shorten(keys, w)))
+				rows = append(rows, m.th.Key.Render(textutil.Shorten(keys, w)))
 				lead = strings.Repeat(" ", keyW)
 			}
-			for i, l := range wrap(oneLine(b.Action), max(1, w-keyW)) {
+			for i, l := range textutil.Wrap(textutil.OneLine(b.Action), max(1, w-keyW)) {
 				if i > 0 {
 					lead = strings.Repeat(" ", keyW)
 				}
@@ -242,7 +243,7 @@ func (m *Model) body() []string {
 		if i < len(right) {
 			r = right[i]
 		}
-		rows[i] = fit(l, colW) + strings.Repeat(" ", gutter) + r
+		rows[i] = textutil.Fit(l, colW) + strings.Repeat(" ", gutter) + r
 	}
 	return rows
 }
@@ -277,22 +278,14 @@ func (m *Model) View() string {
 	rows = append(rows, body[off:off+h]...)
 	if h < len(body) {
 		hint := fmt.Sprintf("scroll: ↑↓ pgup pgdn · rows %d–%d of %d", off+1, off+h, len(body))
-		rows = append(rows, th.Faint.Render(shorten(hint, cw)))
+		rows = append(rows, th.Faint.Render(textutil.Shorten(hint, cw)))
 	}
 	for i, r := range rows {
-		rows[i] = fit(r, cw)
+		rows[i] = textutil.Fit(r, cw)
 	}
 	w := m.width
 	if w <= 0 {
 		w = 80
 	}
-	return drawBox(th.Box, max(w, th.Box.GetHorizontalFrameSize()+1), rows)
-}
-
-// shorten cuts plain text to n columns with an ellipsis.
-func shorten(s string, n int) string {
-	if ansi.StringWidth(s) <= n {
-		return s
-	}
-	return ansi.Truncate(s, max(0, n), "…")
+	return textutil.DrawBox(th.Box, max(w, th.Box.GetHorizontalFrameSize()+1), rows)
 }
