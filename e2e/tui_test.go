@@ -142,17 +142,17 @@ func TestTUIInTmux(t *testing.T) {
 	tm.typeText("Please change the greeting")
 	tm.keys("Enter")
 	tm.wait(`Hello, tui`, 15*time.Second)
-	s := tm.wait(`1/y allow once`, 5*time.Second)
+	s := tm.wait(`1/y\s+allow once`, 5*time.Second)
 	if !strings.Contains(s, "change the greeting") {
 		t.Errorf("the streamed text is not on screen:\n%s", s)
 	}
 	time.Sleep(350 * time.Millisecond) // past the prompt's key guard, as a person would be
 	tm.keys("1")
 	waitFile(t, filepath.Join(e.ws, "main.go"), func(s string) bool { return strings.Contains(s, `"Hello, tui"`) }, 15*time.Second)
-	tm.wait(`Run: echo ran`, 15*time.Second)
+	tm.wait(`\$ echo ran`, 15*time.Second)
 	time.Sleep(350 * time.Millisecond)
 	tm.keys("Tab")
-	tm.wait(`Note to the model`, 5*time.Second)
+	tm.wait(`enter sends the note`, 5*time.Second)
 	tm.typeText("use make vet instead")
 	tm.keys("Enter")
 	tm.wait(`All set`, 15*time.Second)
@@ -168,10 +168,10 @@ func TestTUIInTmux(t *testing.T) {
 	}
 	tm.typeText("/context")
 	tm.keys("Enter")
-	tm.wait(`Context of the last model request`, 5*time.Second)
+	tm.wait(`Context · last model request`, 5*time.Second)
 	tm.wait(`(?i)system|tools`, 5*time.Second)
 	tm.keys("Escape")
-	tm.waitGone(`Context of the last model request`, 5*time.Second)
+	tm.waitGone(`Context · last model request`, 5*time.Second)
 	tm.keys("C-c")
 	tm.wait(`ctrl\+c again`, 5*time.Second)
 	tm.keys("C-c")

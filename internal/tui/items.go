@@ -7,6 +7,8 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/event"
+	"agent/internal/tui/theme"
+	"agent/internal/tui/transcript"
 )
 
 // itemKind is what a transcript entry is.
@@ -17,6 +19,7 @@ const (
 	itemAssistant
 	itemCard
 	itemNotice
+	itemWarn
 	itemError
 )
 
@@ -33,12 +36,13 @@ const (
 	cardInterrupted
 )
 
-// entry is one item of the transcript, built from events and deltas.
+// entry is one item of the transcript, built from events and deltas; its
+// item is what the transcript view draws (sync brings it up to date).
 type entry struct {
 	kind      itemKind
 	text      string // user, assistant, notice, error text
 	streaming bool   // an assistant message still arriving
-	version   int    // bumped on every change (render caches key on it)
+	item      transcript.Item
 
 	// cards
 	callID, tool, summary, args string
@@ -47,32 +51,104 @@ type entry struct {
 	exit                        *int
 	output, diff                string
 	background                  int
-	expanded                    bool
 }
 
-// transcriptState folds events and stream deltas into entries.
+// transcriptState folds events and stream deltas into entries, and the
+// entries into the transcript view.
 type transcriptState struct {
-	entries []*entry
-	cards   map[string]*entry // by call id
-	stream  *entry            // the assistant message now streaming
-	calls   map[int]*entry    // streaming cards by index, this step
-	step    int
-	context event.ContextReport
-	tokens  event.TokenCount
-	status  event.Status
+	view     *transcript.Model
+	entries  []*entry
+	cards    map[string]*entry // by call id
+	stream   *entry            // the assistant message now streaming
+	calls    map[int]*entry    // streaming cards by index, this step
+	step     int
+	lastStep int // the step of the last model request
+	context  event.ContextReport
+	tokens   event.TokenCount
+	status   event.Status
 }
 
-func newTranscript() *transcriptState {
-	return &transcriptState{cards: map[string]*entry{}, calls: map[int]*entry{}}
+// newTranscript returns an empty transcript drawn in th; diff draws the
+// diff of an edit card (nil: the view's own colouring).
+func newTranscript(th *theme.Theme, diff transcript.DiffFunc) *transcriptState {
+	v, err := transcript.New(transcript.Options{Theme: th, Diff: diff})
+	if err != nil {
+		panic(err) // only a nil theme fails, and th is never nil here
+	}
+	return &transcriptState{view: v, cards: map[string]*entry{}, calls: map[int]*entry{}}
 }
 
 func (t *transcriptState) add(e *entry) *entry {
 	t.entries = append(t.entries, e)
+	switch e.kind {
+	case itemUser:
+		e.item = transcript.NewUser(e.text)
+	case itemAssistant:
+		if e.streaming {
+			e.item = transcript.NewAssistant(e.text)
+		} else {
+			e.item = transcript.NewAssistantDone(e.text)
+		}
+	case itemNotice:
+		e.item = transcript.NewNotice(transcript.NoticeInfo, e.text)
+	case itemWarn:
+		e.item = transcript.NewNotice(transcript.NoticeWarn, e.text)
+	case itemError:
+		e.item = transcript.NewError(e.text)
+	case itemCard:
+		e.item = transcript.NewToolCard(e.cardData())
+	}
+	t.view.Append(e.item)
 	return e
+}
+
+// sync brings a card's item up to date after its fields changed.
+func (t *transcriptState) sync(e *entry) {
+	if c, ok := e.item.(*transcript.ToolCard); ok {
+		c.Update(e.cardData())
+	}
+}
+
+// cardData is what the card shows of an entry.
+func (e *entry) cardData() transcript.CardData {
+	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff}
+	switch e.risk {
+	case event.RiskRead:
+		d.Risk = transcript.RiskRead
+	case event.RiskWrite:
+		d.Risk = transcript.RiskWrite
+	case event.RiskExec:
+		d.Risk = transcript.RiskExec
+	}
+	switch e.status {
+	case cardAwaiting:
+		d.Status = transcript.StatusAwaitingApproval
+	case cardRunning:
+		d.Status = transcript.StatusRunning
+	case cardOK:
+		d.Status = transcript.StatusOK
+	case cardFailed:
+		d.Status = transcript.StatusError
+	case cardDenied:
+		d.Status = transcript.StatusDenied
+	case cardInterrupted:
+		d.Status = transcript.StatusInterrupted
+	default:
+		d.Status = transcript.StatusPending
+	}
+	if e.background > 0 {
+		d.Output = strings.TrimRight(d.Output, "\n") + fmt.Sprintf("\n(%d background process(es) left running: stopped when the run ends)", e.background)
+	}
+	return d
 }
 
 func (t *transcriptState) notice(format string, a ...any) {
 	t.add(&entry{kind: itemNotice, text: fmt.Sprintf(format, a...)})
+}
+
+// warn is a notice that needs the person's attention.
+func (t *transcriptState) warn(format string, a ...any) {
+	t.add(&entry{kind: itemWarn, text: fmt.Sprintf(format, a...)})
 }
 
 // delta applies a piece of streamed assistant text.
@@ -81,7 +157,7 @@ func (t *transcriptState) delta(text string) {
 		t.stream = t.add(&entry{kind: itemAssistant, streaming: true})
 	}
 	t.stream.text += text
-	t.stream.version++
+	t.stream.item.(*transcript.Assistant).Append(text)
 }
 
 // callDelta applies a piece of a streaming tool call.
@@ -104,7 +180,7 @@ func (t *transcriptState) callDelta(d agent.CallDelta) {
 		c.args += d.Text
 		c.summary = summarize(c.tool, c.args)
 	}
-	c.version++
+	t.sync(c)
 }
 
 // apply folds one committed event.
@@ -113,11 +189,15 @@ func (t *transcriptState) apply(ev event.Event) {
 	case *event.UserMessageData:
 		t.add(&entry{kind: itemUser, text: d.Text})
 	case *event.ModelRequestData:
-		t.context, t.status = d.Context, event.StatusRunning
+		t.context, t.status, t.lastStep = d.Context, event.StatusRunning, d.Step
 	case *event.AssistantMessageData:
 		if t.stream != nil {
 			t.stream.text, t.stream.streaming = d.Text, false
-			t.stream.version++
+			a := t.stream.item.(*transcript.Assistant)
+			if a.Text() != d.Text {
+				a.SetText(d.Text)
+			}
+			a.Finish()
 			t.stream = nil
 		} else if d.Text != "" {
 			t.add(&entry{kind: itemAssistant, text: d.Text})
@@ -134,23 +214,23 @@ func (t *transcriptState) apply(ev event.Event) {
 			}
 			e.tool, e.args = c.Name, c.Arguments
 			e.summary = summarize(c.Name, c.Arguments)
-			e.version++
+			t.sync(e)
 		}
 		t.calls = map[int]*entry{}
 	case *event.ToolCallData:
 		if e := t.card(d.CallID, d.Name); e != nil {
 			e.risk = d.Risk
-			e.version++
+			t.sync(e)
 		}
 	case *event.ApprovalData:
 		if e := t.card(d.CallID, ""); e != nil && d.Decision == event.Deny {
 			e.status = cardDenied
-			e.version++
+			t.sync(e)
 		}
 	case *event.CommandStartedData:
 		if e := t.card(d.CallID, ""); e != nil {
 			e.status = cardRunning
-			e.version++
+			t.sync(e)
 		}
 	case *event.ToolResultData:
 		if e := t.card(d.CallID, ""); e != nil {
@@ -167,10 +247,11 @@ func (t *transcriptState) apply(ev event.Event) {
 			}
 			if e.tool == "write_file" || e.tool == "edit_file" {
 				if i := strings.Index(d.Output, "\n"); i >= 0 && d.Status == event.ResultOK {
-					e.diff = d.Output[i+1:]
+					// the first line says what changed; the rest is the diff
+					e.output, e.diff = d.Output[:i], d.Output[i+1:]
 				}
 			}
-			e.version++
+			t.sync(e)
 		}
 	case *event.ResumeData:
 		t.resumed(d)
@@ -184,7 +265,10 @@ func (t *transcriptState) apply(ev event.Event) {
 		t.add(&entry{kind: itemError, text: fmt.Sprintf("%s error: %s", d.Class, d.Message)})
 	case *event.RunFinishedData:
 		t.status = d.Status
-		t.stream = nil
+		if t.stream != nil {
+			t.stream.item.(*transcript.Assistant).Finish()
+			t.stream = nil
+		}
 		if len(d.Ended) > 0 {
 			for _, p := range d.Ended {
 				t.notice("stopped what %s left running: %d process(es)", p.CallID, len(p.Processes))
@@ -212,11 +296,25 @@ func (t *transcriptState) resumed(d *event.ResumeData) {
 		if p := c.Processes; p != nil && p.Action == event.ProcessKilled {
 			line += fmt.Sprintf("; stopped %d process(es) it left running", len(p.Processes))
 		}
-		t.notice("%s", line)
+		if c.Action == event.ActionNotRerun {
+			t.warn("%s", line)
+		} else {
+			t.notice("%s", line)
+		}
 	}
 	for _, p := range d.Leftovers {
-		t.notice("resumed: stopped %d process(es) that %s left running", len(p.Processes), p.CallID)
+		t.warn("resumed: stopped %d process(es) that %s left running", len(p.Processes), p.CallID)
 	}
+}
+
+// running reports whether a tool card is running.
+func (t *transcriptState) running() bool {
+	for _, e := range t.cards {
+		if e.status == cardRunning {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *transcriptState) card(id, name string) *entry {

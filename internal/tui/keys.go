@@ -23,73 +23,67 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.flash = "press ctrl+c again to quit"
 		return m, nil
 	}
-	m.ctrlC = time.Time{}
+	if !m.ctrlC.IsZero() {
+		m.ctrlC, m.flash = time.Time{}, ""
+	}
 	if m.prefixX {
 		m.prefixX = false
 		return m, m.drawerKey(key)
 	}
-	if len(m.asks) > 0 {
-		return m, m.askKey(k)
+	if m.asking() {
+		var cmd tea.Cmd
+		m.approve, cmd = m.approve.Update(k)
+		return m, cmd
 	}
 	if m.overlay != overlayNone {
-		return m, m.overlayKey(key)
+		return m, m.overlayKey(k)
 	}
 	switch key {
 	case "ctrl+x":
 		m.prefixX = true
 		return m, nil
-	case "esc":
-		if m.phase == phaseRunning && m.run != nil {
-			m.run.Interrupt()
-			m.flash = "interrupting…"
-			return m, nil
+	case "pgup", "pgdown", "ctrl+o":
+		_, cmd := m.tr.view.Update(k)
+		return m, cmd
+	case "home", "end":
+		if m.input.Empty() {
+			_, cmd := m.tr.view.Update(k)
+			return m, cmd
 		}
-		if !m.lastEsc.IsZero() && m.now().Sub(m.lastEsc) < 500*time.Millisecond {
-			m.lastEsc = time.Time{}
-			return m, m.openCheckpoints()
-		}
-		m.lastEsc = m.now()
-		return m, nil
-	case "enter":
-		text := m.input.Value()
-		m.input.Reset()
-		return m, m.submit(text)
-	case "shift+enter", "ctrl+j", "alt+enter":
-		m.input.InsertString("\n")
-		return m, nil
-	case "pgup":
-		m.scroll += max(1, m.transcriptHeight()-2)
-		return m, nil
-	case "pgdown":
-		m.scroll = max(0, m.scroll-max(1, m.transcriptHeight()-2))
-		return m, nil
-	case "home":
-		if m.input.Value() == "" {
-			m.scroll = 1 << 30
-			return m, nil
-		}
-	case "end":
-		if m.input.Value() == "" {
-			m.scroll = 0
-			return m, nil
-		}
-	case "ctrl+o":
-		m.toggleCard()
-		return m, nil
 	case "?":
-		if m.input.Value() == "" {
+		if m.input.Empty() {
 			m.overlay = overlayHelp
 			return m, nil
 		}
 	}
-	return m.passToInput(k)
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	if key == "esc" && !m.input.Consumed() {
+		return m, m.escape()
+	}
+	return m, cmd
+}
+
+// escape interrupts the step being driven; Esc Esc opens the checkpoints.
+func (m *model) escape() tea.Cmd {
+	if m.phase == phaseRunning && m.run != nil {
+		m.run.Interrupt()
+		m.flash = "interrupting…"
+		return nil
+	}
+	if !m.lastEsc.IsZero() && m.now().Sub(m.lastEsc) < 500*time.Millisecond {
+		m.lastEsc = time.Time{}
+		return m.openCheckpoints()
+	}
+	m.lastEsc = m.now()
+	return nil
 }
 
 // drawerKey handles the key after ctrl+x.
 func (m *model) drawerKey(key string) tea.Cmd {
 	switch key {
 	case "c":
-		m.overlay = overlayContext
+		m.openContext()
 	case "k":
 		return m.openCheckpoints()
 	case "m":
@@ -98,68 +92,27 @@ func (m *model) drawerKey(key string) tea.Cmd {
 	return nil
 }
 
-func (m *model) overlayKey(key string) tea.Cmd {
-	switch key {
-	case "esc", "q", "?":
-		m.overlay = overlayNone
+// overlayKey hands a key to the open drawer or the help.
+func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
+	var cmd tea.Cmd
+	switch m.overlay {
+	case overlayHelp:
+		m.help, cmd = m.help.Update(k)
+	case overlayContext:
+		m.ctxDrawer, cmd = m.ctxDrawer.Update(k)
+	case overlayCheckpoints:
+		m.cpDrawer, cmd = m.cpDrawer.Update(k)
 	}
-	return nil
-}
-
-// askKey handles the approval prompt's keys; for askGuard after it opens
-// they are ignored.
-func (m *model) askKey(k tea.KeyPressMsg) tea.Cmd {
-	if m.now().Sub(m.askShown) < askGuard {
-		return nil
-	}
-	key := k.String()
-	if m.noting {
-		switch key {
-		case "enter":
-			m.answer(agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce, Note: m.note})
-		case "esc":
-			m.noting, m.note = false, ""
-		case "backspace":
-			if r := []rune(m.note); len(r) > 0 {
-				m.note = string(r[:len(r)-1])
-			}
-		case "space":
-			m.note += " "
-		default:
-			if t := k.Text; t != "" {
-				m.note += t
-			}
-		}
-		return nil
-	}
-	switch key {
-	case "1", "y":
-		m.answer(agent.ApprovalDecision{Decision: event.Allow, Scope: event.ScopeOnce})
-	case "2", "a":
-		m.answer(agent.ApprovalDecision{Decision: event.Allow, Scope: event.ScopeRun})
-	case "3", "n", "esc":
-		m.answer(agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce})
-	case "4", "tab":
-		m.noting, m.note = true, ""
-	}
-	return nil
-}
-
-func (m *model) toggleCard() {
-	for i := len(m.tr.entries) - 1; i >= 0; i-- {
-		if e := m.tr.entries[i]; e.kind == itemCard {
-			e.expanded = !e.expanded
-			e.version++
-			return
-		}
-	}
+	return cmd
 }
 
 // quit ends the session: a run being driven is interrupted first (it stays
 // resumable), then the program exits.
 func (m *model) quit() tea.Cmd {
-	for len(m.asks) > 0 {
-		m.answer(agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce, Note: "not decided: the person quit"})
+	for id, a := range m.replies {
+		m.approve.Drop(id)
+		delete(m.replies, id)
+		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce, Note: "not decided: the person quit"}
 	}
 	if m.phase == phaseRunning || m.phase == phaseStarting {
 		m.phase = phaseQuitting

@@ -2,17 +2,22 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
 	"agent/internal/agent"
 	"agent/internal/app"
+	"agent/internal/approval"
 	"agent/internal/event"
-	"agent/internal/store"
+	"agent/internal/tui/approve"
+	"agent/internal/tui/composer"
+	"agent/internal/tui/drawer"
+	"agent/internal/tui/help"
 	"agent/internal/tui/theme"
 )
 
@@ -54,25 +59,27 @@ type model struct {
 	queued  []string // messages typed while a run is driven
 	overlay overlay
 
-	input textarea.Model
+	input composer.Model
 
-	// approvals waiting for the person, oldest first
-	asks       []askMsg
-	askShown   time.Time
-	noting     bool   // typing a note for a denial
-	note       string // the note so far
+	// approvals waiting for the person: the prompt shows them, replies
+	// holds each one's answer channel by request id
+	approve    *approve.Model
+	replies    map[string]askMsg
+	askSeq     int
 	deniedTurn struct {
 		run  string
 		step int
 	} // a denial with a note ends the rest of that turn's asks
 	now func() time.Time
 
+	ctxDrawer *drawer.ContextDrawer
+	cpDrawer  *drawer.CheckpointDrawer
+	help      *help.Model
+
 	ctrlC   time.Time // the first ctrl+c, for "twice quits"
 	prefixX bool      // ctrl+x pressed: the next key picks a drawer
 	lastEsc time.Time // Esc Esc opens the checkpoints
 	mouse   bool
-	scroll  int // lines scrolled up from the bottom
-	cps     []store.Checkpoint
 	flash   string
 }
 
@@ -81,14 +88,64 @@ type model struct {
 const askGuard = 300 * time.Millisecond
 
 func newModel(ctx context.Context, svc *app.Service, br *bridge, opt Options) *model {
-	in := textarea.New()
-	in.Placeholder = "Ask, or / for commands"
-	in.ShowLineNumbers = false
-	in.SetHeight(3)
-	in.Focus()
 	dark := true
-	return &model{ctx: ctx, svc: svc, br: br, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
-		tr: newTranscript(), input: in, now: time.Now}
+	m := &model{ctx: ctx, svc: svc, br: br, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
+		now: time.Now, replies: map[string]askMsg{}}
+	m.input = m.newComposer()
+	m.tr = newTranscript(m.th, m.renderDiff)
+	m.themed()
+	return m
+}
+
+// newComposer makes the composer for the current theme.
+func (m *model) newComposer() composer.Model {
+	set := m.svc.Settings()
+	c := composer.New(m.ctx, composer.Options{Theme: m.th, Files: composer.WorkspaceFiles(set.Workspace),
+		HistoryPath: filepath.Join(set.Home, "history.jsonl"), HistoryRedact: m.svc.Redact})
+	c.Focus()
+	return c
+}
+
+// themed builds the components for the current theme (at start, and when
+// the terminal reports its background).
+func (m *model) themed() {
+	now := func() time.Time { return m.now() }
+	var queued []approve.Request
+	if m.approve != nil {
+		for m.approve.Active() {
+			r, _ := m.approve.Head()
+			queued = append(queued, r)
+			m.approve.Drop(r.ID)
+		}
+	}
+	m.approve = approve.New(approve.Options{Theme: m.th, Now: now, Guard: askGuard})
+	for _, r := range queued {
+		m.approve.Push(r)
+	}
+	m.ctxDrawer = drawer.NewContext(drawer.Options{Theme: m.th})
+	m.cpDrawer = drawer.NewCheckpoints(drawer.Options{Theme: m.th})
+	cmds := make([]help.Command, len(slashCommands))
+	for i, c := range slashCommands {
+		cmds[i] = help.Command{Name: c.name, Summary: c.help}
+	}
+	m.help = help.New(help.Options{Theme: m.th, Commands: cmds})
+	m.input.SetTheme(m.th)
+	if m.tr != nil {
+		m.tr.view.SetTheme(m.th, nil)
+	}
+	m.layout()
+}
+
+// layout gives the components their sizes.
+func (m *model) layout() {
+	if m.width == 0 {
+		return
+	}
+	m.approve.SetSize(m.width, max(8, m.height*2/3))
+	m.ctxDrawer.SetSize(m.width, m.height-2)
+	m.cpDrawer.SetSize(m.width, m.height-2)
+	m.help.SetSize(m.width, m.height-2)
+	m.input.SetSize(m.width, max(3, m.height/3))
 }
 
 func envOf(opt Options) []string {
@@ -114,7 +171,7 @@ func (m *model) shutdown() {
 
 // Init asks the terminal's background colour and, when resuming, opens the run.
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, textarea.Blink}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.input.Init()}
 	if m.opt.ResumeID != "" {
 		m.phase = phaseStarting
 		cmds = append(cmds, m.openRun(m.opt.ResumeID, m.opt.Resume, m.opt.Message))
@@ -139,16 +196,46 @@ type (
 	}
 )
 
+// probeMsg runs a function on the model on the program's goroutine: tests
+// look at (and set) the model's state this way without a data race.
+type probeMsg func(*model)
+
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	m.input.SetBusy(m.phase == phaseRunning || m.phase == phaseStarting)
+	return m, cmd
+}
+
+func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case probeMsg:
+		msg(m)
+		return m, nil
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
 		m.th = theme.New(m.dark, m.th.NoColor)
+		m.themed()
 		return m, nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.input.SetWidth(max(10, msg.Width-2))
+		m.layout()
 		return m, nil
+	case approve.DecisionMsg:
+		m.decided(msg)
+		return m, nil
+	case drawer.CloseMsg:
+		m.overlay = overlayNone
+		return m, nil
+	case help.CloseMsg:
+		m.overlay = overlayNone
+		return m, nil
+	case drawer.PreviewMsg:
+		return m, m.preview(msg.ID)
+	case previewMsg:
+		m.cpDrawer.SetPreview(msg.id, msg.diff)
+		return m, nil
+	case drawer.RollbackMsg:
+		return m, m.rollback(msg)
 	case updateMsg:
 		m.onUpdate(msg.u)
 		return m, nil
@@ -162,7 +249,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case driveDoneMsg:
 		return m, m.onDriveDone(msg)
 	case checkpointsMsg:
-		m.cps = msg.list
+		m.cpDrawer.SetCheckpoints(msg.list)
 		if msg.err != nil {
 			m.flash = "checkpoints: " + msg.err.Error()
 		}
@@ -174,20 +261,20 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.flash = fmt.Sprintf("rolled back %d files; %s undo rollback is in /checkpoints", len(msg.res.Files), theme.GlyphUndo)
 		}
 		m.overlay = overlayNone
-		return m, nil
+		return m, m.openCheckpoints()
 	case tea.PasteMsg:
-		if len(m.asks) == 0 || m.noting {
-			return m.passToInput(msg)
+		if m.approve.Active() {
+			var cmd tea.Cmd
+			m.approve, cmd = m.approve.Update(msg)
+			return m, cmd
 		}
-		return m, nil
+		return m.passToInput(msg)
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
+	case composer.SubmitMsg:
+		return m, m.submitted(msg)
 	case tea.MouseWheelMsg:
-		if msg.Button == tea.MouseWheelUp {
-			m.scroll += 3
-		} else if msg.Button == tea.MouseWheelDown {
-			m.scroll = max(0, m.scroll-3)
-		}
+		m.tr.view.Update(msg)
 		return m, nil
 	}
 	return m.passToInput(msg)
@@ -217,72 +304,87 @@ func (m *model) onUpdate(u app.Update) {
 // the person denied with a note is denied at once: the note ends the turn's
 // other calls.
 func (m *model) onAsk(a askMsg) tea.Cmd {
-	if m.deniedTurn.run == a.req.RunID && m.deniedTurn.step == m.tr.step && m.deniedTurn.run != "" {
+	if m.deniedTurn.run != "" && m.deniedTurn.run == a.req.RunID && m.deniedTurn.step == a.req.Step {
 		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce,
 			Note: "not run: the person denied an earlier call of this turn with a note"}
 		return nil
 	}
 	if c := m.tr.cards[a.req.CallID]; c != nil {
 		c.status, c.diff = cardAwaiting, a.req.Diff
-		c.version++
+		m.tr.sync(c)
 	}
-	m.asks = append(m.asks, a)
-	if len(m.asks) == 1 {
-		m.askShown = m.now()
+	m.askSeq++
+	id := fmt.Sprintf("%s#%d", a.req.CallID, m.askSeq)
+	m.replies[id] = a
+	risk := approve.RiskExec
+	if a.req.Risk == event.RiskWrite {
+		risk = approve.RiskWrite
 	}
+	set := m.svc.Settings()
+	ttl := set.RunGrantTTL
+	if ttl <= 0 {
+		ttl = time.Hour
+	}
+	m.approve.Push(approve.Request{ID: id, RunID: a.req.RunID, Step: a.req.Step, CallID: a.req.CallID, Tool: a.req.Tool,
+		Risk: risk, Summary: summarize(a.req.Tool, a.req.Arguments), Arguments: a.req.Arguments, Diff: a.req.Diff,
+		Reason: a.req.Reason, GrantLabel: fmt.Sprintf("for this run: %s until %s",
+			approval.GrantRule(a.req.Tool, json.RawMessage(a.req.Arguments)), m.now().Add(ttl).Format("15:04"))})
 	return nil
 }
 
-// answer replies to the approval at the head of the queue.
-func (m *model) answer(d agent.ApprovalDecision) {
-	if len(m.asks) == 0 {
+// decided answers the approval the person decided.
+func (m *model) decided(d approve.DecisionMsg) {
+	a, ok := m.replies[d.ID]
+	if !ok {
 		return
 	}
-	a := m.asks[0]
-	m.asks = m.asks[1:]
+	delete(m.replies, d.ID)
+	dec := agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce}
+	switch d.Choice {
+	case approve.AllowOnce:
+		dec.Decision = event.Allow
+	case approve.AllowRun:
+		dec.Decision, dec.Scope = event.Allow, event.ScopeRun
+	case approve.DenyWithNote:
+		dec.Note = d.Note
+		m.deniedTurn.run, m.deniedTurn.step = a.req.RunID, a.req.Step
+	case approve.Deny:
+		dec.Note = d.Note // set when the prompt denied a queued call for a note
+	}
 	if c := m.tr.cards[a.req.CallID]; c != nil && c.status == cardAwaiting {
 		c.status = cardPending
-		if d.Decision == event.Deny {
+		if dec.Decision == event.Deny {
 			c.status = cardDenied
 		}
-		c.version++
+		m.tr.sync(c)
 	}
-	if d.Decision == event.Deny && d.Note != "" {
-		m.deniedTurn.run, m.deniedTurn.step = a.req.RunID, m.tr.step
-		rest := m.asks[:0]
-		for _, q := range m.asks {
-			if q.req.RunID == a.req.RunID {
-				q.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce,
-					Note: "not run: the person denied " + a.req.CallID + " with a note"}
-				continue
-			}
-			rest = append(rest, q)
-		}
-		m.asks = rest
-	}
-	a.reply <- d
-	m.noting, m.note = false, ""
-	if len(m.asks) > 0 {
-		m.askShown = m.now()
-	}
+	a.reply <- dec
 }
 
-// submit sends what the person typed: a slash command, a new run's prompt,
-// or a follow-up message of the run.
+// asking reports whether an approval waits for the person.
+func (m *model) asking() bool { return m.approve.Active() }
+
+// submitted handles what the composer sends: a slash command, or text
+// with the files attached with @.
+func (m *model) submitted(msg composer.SubmitMsg) tea.Cmd {
+	if msg.Command != nil {
+		return m.slash(string(msg.Command.Name), msg.Command.Args)
+	}
+	return m.submit(withAttachments(m.svc.Settings().Workspace, msg.Text, msg.Attachments))
+}
+
+// submit sends text: a new run's prompt, or a follow-up message of the run.
 func (m *model) submit(text string) tea.Cmd {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil
-	}
-	if strings.HasPrefix(text, "/") {
-		return m.slash(text)
 	}
 	if m.phase == phaseRunning || m.phase == phaseStarting {
 		m.queued = append(m.queued, text)
 		m.flash = fmt.Sprintf("queued: sent when the model is done (%d waiting)", len(m.queued))
 		return nil
 	}
-	m.scroll = 0
+	m.tr.view.GotoBottom()
 	if m.run == nil {
 		m.phase = phaseStarting
 		return m.newRun(text)

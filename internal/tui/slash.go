@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"agent/internal/store"
+	"agent/internal/tui/drawer"
 )
 
 // slashCommand is one of the composer's commands.
@@ -30,13 +30,15 @@ var slashCommands = []slashCommand{
 	{"/quit", "quit (the run stays resumable)"},
 }
 
-func (m *model) slash(text string) tea.Cmd {
-	name, _, _ := strings.Cut(text, " ")
+func (m *model) slash(name, args string) tea.Cmd {
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
 	switch name {
 	case "/help":
 		m.overlay = overlayHelp
 	case "/context":
-		m.overlay = overlayContext
+		m.openContext()
 	case "/checkpoints", "/rewind":
 		return m.openCheckpoints()
 	case "/new":
@@ -49,9 +51,8 @@ func (m *model) slash(text string) tea.Cmd {
 			m.run.Close()
 			m.run = nil
 		}
-		m.tr = newTranscript()
-		m.scroll = 0
-	case "/quit":
+		m.tr = newTranscript(m.th, m.renderDiff)
+	case "/quit", "/exit":
 		return m.quit()
 	case "/status", "/model", "/approvals":
 		set := m.svc.Settings()
@@ -70,21 +71,14 @@ func orNone(s string) string {
 	return s
 }
 
-// checkpointsMsg carries the run's checkpoints into the drawer.
-type checkpointsMsg struct {
-	list []store.Checkpoint
-	err  error
-}
-
-func (m *model) openCheckpoints() tea.Cmd {
-	m.overlay = overlayCheckpoints
-	id := m.runID()
-	if id == "" {
-		return nil
+// openContext shows the context report of the last model request.
+func (m *model) openContext() {
+	c := m.tr.context
+	layers := make([]drawer.Layer, len(c.Layers))
+	for i, l := range c.Layers {
+		layers[i] = drawer.Layer{Name: l.Name, Tokens: l.Tokens, Items: l.Items}
 	}
-	st, ctx := m.svc.Store(), m.ctx
-	return func() tea.Msg {
-		l, err := st.Checkpoints(ctx, id)
-		return checkpointsMsg{list: l, err: err}
-	}
+	m.ctxDrawer.SetContext(drawer.Context{Step: m.tr.lastStep, Budget: c.Budget, Window: m.svc.Settings().Window,
+		Total: c.TotalTokens, Layers: layers})
+	m.overlay = overlayContext
 }

@@ -21,7 +21,6 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/app"
-	"agent/internal/tui/theme"
 )
 
 // Options start a TUI session.
@@ -50,12 +49,31 @@ type Result struct {
 
 // Run runs the TUI until the person quits. The terminal is left clean.
 func Run(ctx context.Context, opt Options) Result {
-	br := newBridge()
-	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Prompter: br, Warn: br.warn})
+	pr, err := start(ctx, opt)
 	if err != nil {
 		return Result{Err: err}
 	}
-	defer svc.Close()
+	return pr.run(ctx)
+}
+
+// program is a TUI session: the service, the root model and the Bubble Tea
+// program that drives it.
+type program struct {
+	svc   *app.Service
+	m     *model
+	p     *tea.Program
+	br    *bridge
+	unsub func()
+}
+
+// start wires a session; extra options are for tests (a window size, no
+// renderer, no input).
+func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*program, error) {
+	br := newBridge()
+	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Prompter: br, Warn: br.warn})
+	if err != nil {
+		return nil, err
+	}
 	m := newModel(ctx, svc, br, opt)
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opt.In != nil {
@@ -72,14 +90,19 @@ func Run(ctx context.Context, opt Options) Result {
 	if noColor(env) {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	p := tea.NewProgram(m, popts...)
+	p := tea.NewProgram(m, append(popts, extra...)...)
 	br.attach(p)
 	unsub := svc.Subscribe(func(u app.Update) { p.Send(updateMsg{u}) })
-	defer unsub()
-	_, err = p.Run()
-	br.detach()
-	m.shutdown()
-	res := Result{RunID: m.runID()}
+	return &program{svc: svc, m: m, p: p, br: br, unsub: unsub}, nil
+}
+
+func (pr *program) run(ctx context.Context) Result {
+	_, err := pr.p.Run()
+	pr.unsub()
+	pr.br.detach()
+	pr.m.shutdown()
+	pr.svc.Close()
+	res := Result{RunID: pr.m.runID()}
 	if err != nil && ctx.Err() == nil {
 		res.Err = fmt.Errorf("terminal UI: %w", err)
 	}
@@ -95,5 +118,3 @@ func noColor(env []string) bool {
 	}
 	return false
 }
-
-var _ = theme.NoColorEnv
