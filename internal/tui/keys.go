@@ -56,8 +56,7 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(k)
+	cmd := m.updateInput(k)
 	if key == "esc" && !m.input.Consumed() {
 		return m, m.escape()
 	}
@@ -102,6 +101,8 @@ func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
 		m.ctxDrawer, cmd = m.ctxDrawer.Update(k)
 	case overlayCheckpoints:
 		m.cpDrawer, cmd = m.cpDrawer.Update(k)
+	case overlayPicker:
+		m.picker, cmd = m.picker.Update(k)
 	}
 	return cmd
 }

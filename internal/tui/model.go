@@ -18,6 +18,7 @@ import (
 	"agent/internal/tui/composer"
 	"agent/internal/tui/drawer"
 	"agent/internal/tui/help"
+	"agent/internal/tui/picker"
 	"agent/internal/tui/theme"
 )
 
@@ -39,6 +40,7 @@ const (
 	overlayHelp
 	overlayContext
 	overlayCheckpoints
+	overlayPicker
 )
 
 // model is the root model. It is used through a pointer: the program and
@@ -58,6 +60,8 @@ type model struct {
 	phase   phase
 	queued  []string // messages typed while a run is driven
 	overlay overlay
+	picker  *picker.Model // the open picker (overlayPicker)
+	pick    pickKind
 
 	input composer.Model
 
@@ -101,7 +105,7 @@ func newModel(ctx context.Context, svc *app.Service, br *bridge, opt Options) *m
 func (m *model) newComposer() composer.Model {
 	set := m.svc.Settings()
 	c := composer.New(m.ctx, composer.Options{Theme: m.th, Files: composer.WorkspaceFiles(set.Workspace),
-		HistoryPath: filepath.Join(set.Home, "history.jsonl"), HistoryRedact: m.svc.Redact})
+		HistoryPath: filepath.Join(set.Home, "history.jsonl"), HistoryRedact: m.svc.Redact, Inline: true})
 	c.Focus()
 	return c
 }
@@ -124,9 +128,13 @@ func (m *model) themed() {
 	}
 	m.ctxDrawer = drawer.NewContext(drawer.Options{Theme: m.th})
 	m.cpDrawer = drawer.NewCheckpoints(drawer.Options{Theme: m.th})
-	cmds := make([]help.Command, len(slashCommands))
-	for i, c := range slashCommands {
-		cmds[i] = help.Command{Name: c.name, Summary: c.help}
+	var cmds []help.Command
+	for _, c := range composer.DefaultCommands() {
+		name := "/" + string(c.Name)
+		for _, a := range c.Aliases {
+			name += " /" + a
+		}
+		cmds = append(cmds, help.Command{Name: name, Args: c.Args, Summary: c.Help})
 	}
 	m.help = help.New(help.Options{Theme: m.th, Commands: cmds})
 	m.input.SetTheme(m.th)
@@ -145,6 +153,9 @@ func (m *model) layout() {
 	m.ctxDrawer.SetSize(m.width, m.height-2)
 	m.cpDrawer.SetSize(m.width, m.height-2)
 	m.help.SetSize(m.width, m.height-2)
+	if m.picker != nil {
+		m.picker.SetSize(m.width, min(m.height-2, 20))
+	}
 	m.input.SetSize(m.width, max(3, m.height/3))
 }
 
@@ -185,6 +196,8 @@ type (
 	runOpenedMsg struct {
 		run     *app.Run
 		history []event.Event // the journal so far, when reopened
+		resume  agent.ResumeOptions
+		message string
 		err     error
 	}
 	// driveDoneMsg: a stretch of the run ended.
@@ -226,9 +239,13 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case drawer.CloseMsg:
 		m.overlay = overlayNone
 		return m, nil
-	case help.CloseMsg:
+	case help.CloseMsg, picker.ClosedMsg:
 		m.overlay = overlayNone
 		return m, nil
+	case picker.ChosenMsg:
+		return m, m.onPicked(msg)
+	case runsMsg, grantsMsg, revokedMsg, exportedMsg:
+		return m, m.onPickerData(msg)
 	case drawer.PreviewMsg:
 		return m, m.preview(msg.ID)
 	case previewMsg:
@@ -281,9 +298,17 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *model) passToInput(msg tea.Msg) (tea.Model, tea.Cmd) {
+	return m, m.updateInput(msg)
+}
+
+// updateInput gives msg to the composer and acts on what it submitted.
+func (m *model) updateInput(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
-	return m, cmd
+	if s, ok := m.input.TakeSubmit(); ok {
+		return tea.Batch(cmd, m.submitted(s))
+	}
+	return cmd
 }
 
 func (m *model) onUpdate(u app.Update) {
@@ -413,7 +438,7 @@ func (m *model) openRun(id string, opt agent.ResumeOptions, message string) tea.
 			r.Close()
 			return runOpenedMsg{err: err}
 		}
-		return runOpenedMsg{run: r, history: hist}
+		return runOpenedMsg{run: r, history: hist, resume: opt, message: message}
 	}
 }
 
@@ -431,7 +456,7 @@ func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
 			m.tr.apply(ev)
 		}
 		m.phase = phaseRunning
-		r, opt, message := m.run, m.opt.Resume, m.opt.Message
+		r, opt, message := m.run, msg.resume, msg.message
 		ctx := m.ctx
 		if r.Finished() && message == "" && opt.Approve == "" && opt.Deny == "" {
 			m.phase = phaseIdle

@@ -9,27 +9,6 @@ import (
 	"agent/internal/tui/drawer"
 )
 
-// slashCommand is one of the composer's commands.
-type slashCommand struct {
-	name, help string
-}
-
-// slashCommands are listed in help and completed by the composer.
-var slashCommands = []slashCommand{
-	{"/help", "keys and commands"},
-	{"/context", "what the last model request was made of, layer by layer"},
-	{"/checkpoints", "the run's checkpoints: preview, roll back code, conversation or both"},
-	{"/rewind", "same as /checkpoints"},
-	{"/diff", "the run's changes so far"},
-	{"/status", "model, approval mode, tokens, run"},
-	{"/model", "the model in use"},
-	{"/approvals", "the approval mode and this run's grants"},
-	{"/resume", "the runs of this workspace, to reopen one"},
-	{"/new", "start a new run (a new conversation)"},
-	{"/export", "write the run's redacted events as JSONL"},
-	{"/quit", "quit (the run stays resumable)"},
-}
-
 func (m *model) slash(name, args string) tea.Cmd {
 	if !strings.HasPrefix(name, "/") {
 		name = "/" + name
@@ -54,7 +33,13 @@ func (m *model) slash(name, args string) tea.Cmd {
 		m.tr = newTranscript(m.th, m.renderDiff)
 	case "/quit", "/exit":
 		return m.quit()
-	case "/status", "/model", "/approvals":
+	case "/approvals":
+		return m.openPicker(pickGrants)
+	case "/resume":
+		return m.openPicker(pickRuns)
+	case "/export":
+		return m.export(strings.TrimSpace(args))
+	case "/status", "/model":
 		set := m.svc.Settings()
 		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out", set.Model, set.Approval, orNone(m.runID()),
 			m.tr.tokens.Input, m.tr.tokens.Output)

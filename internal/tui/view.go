@@ -27,6 +27,8 @@ func (m *model) View() tea.View {
 		top = m.contextView()
 	case overlayCheckpoints:
 		top = m.checkpointsView()
+	case overlayPicker:
+		top = m.picker.View()
 	default:
 		top = m.transcriptView(h)
 	}

@@ -45,7 +45,7 @@ func DefaultCommands() []Command {
 		{Name: CmdCheckpoints, Aliases: []string{"rewind"}, Help: "checkpoints: preview the diff, roll back code or conversation"},
 		{Name: CmdDiff, Help: "the run's changes so far"},
 		{Name: CmdStatus, Help: "model, approval mode, tokens, context use, run id"},
-		{Name: CmdModel, Args: "[NAME]", Help: "show or switch the model"},
+		{Name: CmdModel, Help: "the model in use (set with --model or AGENT_MODEL)"},
 		{Name: CmdApprovals, Help: "approval mode and this run's grants (revocable)"},
 		{Name: CmdResume, Help: "pick a run of this workspace to resume"},
 		{Name: CmdNew, Help: "start a new run"},

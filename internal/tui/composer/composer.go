@@ -65,6 +65,11 @@ type Options struct {
 	// Placeholder and BusyPlaceholder are shown in the empty box (idle, and
 	// while a run streams).
 	Placeholder, BusyPlaceholder string
+	// Inline makes enter's submission wait in the model for TakeSubmit
+	// (called right after Update) instead of arriving as a SubmitMsg: it
+	// then keeps its order with the keys typed after it, which a message
+	// from a command does not.
+	Inline bool
 }
 
 // SubmitMsg is what enter sends: the root runs the command, or sends the
@@ -103,6 +108,8 @@ type Model struct {
 	lister FileLister
 
 	placeholder, busyPlaceholder string
+	inline                       bool
+	pending                      *SubmitMsg // the inline submission not yet taken
 
 	ed       editor
 	nextFold int
@@ -141,6 +148,7 @@ func New(ctx context.Context, opts Options) Model {
 		lister:          opts.Files,
 		placeholder:     opts.Placeholder,
 		busyPlaceholder: opts.BusyPlaceholder,
+		inline:          opts.Inline,
 		ed:              newEditor(),
 		nextFold:        1,
 		focused:         true,
@@ -488,5 +496,20 @@ func (m *Model) submit() tea.Cmd {
 		save = hf.saveCmd(m.inst, m.hist.entries)
 	}
 	m.Reset()
+	if m.inline {
+		m.pending = &msg
+		return save
+	}
 	return tea.Batch(func() tea.Msg { return msg }, save)
+}
+
+// TakeSubmit returns the submission enter made in the last Update, once
+// (with Options.Inline).
+func (m *Model) TakeSubmit() (SubmitMsg, bool) {
+	if m.pending == nil {
+		return SubmitMsg{}, false
+	}
+	msg := *m.pending
+	m.pending = nil
+	return msg, true
 }

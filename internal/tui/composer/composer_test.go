@@ -323,9 +323,9 @@ func TestSlashCompletion(t *testing.T) {
 		t.Fatalf("enter did not run /checkpoints: submitted %+v, sent %d", s.Command, len(d.submits))
 	}
 	// on one that takes arguments it completes the name and waits for them
-	d.typ("/mod").press("enter")
-	if len(d.submits) != 1 || d.m.Value() != "/model " {
-		t.Fatalf("enter on /model: value %q, sent %d", d.m.Value(), len(d.submits))
+	d.typ("/exp").press("enter")
+	if len(d.submits) != 1 || d.m.Value() != "/export " {
+		t.Fatalf("enter on /export: value %q, sent %d", d.m.Value(), len(d.submits))
 	}
 	d.m.Reset()
 
@@ -578,5 +578,21 @@ func TestMessagesOfAnotherComposerAreIgnored(t *testing.T) {
 	b.send(msgs...)
 	if b.m.files.have {
 		t.Fatal("a composer took another's file list")
+	}
+}
+
+// Inline: the submission waits in the model, once, and no message is sent.
+func TestInlineSubmit(t *testing.T) {
+	d := newDriver(t, Options{Inline: true})
+	d.typ("hello").press("enter")
+	if len(d.submits) != 0 {
+		t.Fatalf("an inline composer sent %d messages", len(d.submits))
+	}
+	s, ok := d.m.TakeSubmit()
+	if !ok || s.Text != "hello" {
+		t.Fatalf("TakeSubmit = %+v, %v", s, ok)
+	}
+	if _, again := d.m.TakeSubmit(); again {
+		t.Error("the submission was taken twice")
 	}
 }

@@ -145,6 +145,9 @@ func (d *CheckpointDrawer) Selected() (Checkpoint, bool) {
 	return d.list[d.sel], true
 }
 
+// Checkpoints is the list shown, in its order.
+func (d *CheckpointDrawer) Checkpoints() []Checkpoint { return d.list }
+
 // Confirming reports whether a rollback waits for "y".
 func (d *CheckpointDrawer) Confirming() bool { return d.confirm != noTarget }
 
