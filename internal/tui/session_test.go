@@ -126,7 +126,9 @@ func TestNewlineKeysAndBigPaste(t *testing.T) {
 	}
 	h.text(" explain this")
 	h.enter()
-	h.until("the second answer", func(m *model) bool { return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "Pasted text seen") })
+	h.until("the second answer", func(m *model) bool {
+		return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "Pasted text seen")
+	})
 	var users []string
 	for _, ev := range h.events() {
 		if u, ok := ev.Data.(*event.UserMessageData); ok {
@@ -163,7 +165,9 @@ func TestRevokeGrant(t *testing.T) {
 		t.Fatalf("the grant is not shown:\n%s", s)
 	}
 	h.key(keyRune('d'))
-	h.until("the grant revoked", func(m *model) bool { return m.picker != nil && len(m.picker.Items()) == 0 && strings.HasPrefix(m.flash, "revoked") })
+	h.until("the grant revoked", func(m *model) bool {
+		return m.picker != nil && len(m.picker.Items()) == 0 && strings.HasPrefix(m.flash, "revoked")
+	})
 	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
 	h.until("the picker closed", func(m *model) bool { return m.overlay == overlayNone })
 	var revoked bool
