@@ -126,7 +126,7 @@ func waitFile(t *testing.T, p string, ok func(string) bool, d time.Duration) str
 // A person drives the TUI in a real terminal: types a request, sees the
 // answer stream, approves an edit (the file changes), denies a command
 // with a note (the model gets it, the command never runs), opens the
-// context drawer, quits with ctrl+c twice and is told how to resume; a
+// context drawer, rolls the edit back and undoes that, quits with ctrl+c twice and is told how to resume; a
 // crash mid-command and `agent resume` on a terminal show the transcript
 // and that the command is not re-run.
 func TestTUIInTmux(t *testing.T) {
@@ -172,6 +172,25 @@ func TestTUIInTmux(t *testing.T) {
 	tm.wait(`(?i)system|tools`, 5*time.Second)
 	tm.keys("Escape")
 	tm.waitGone(`Context · last model request`, 5*time.Second)
+
+	// Roll the edit back from the checkpoint drawer, then undo that.
+	mainGo := filepath.Join(e.ws, "main.go")
+	tm.typeText("/checkpoints")
+	tm.keys("Enter")
+	tm.wait(`› step 1 · before edit_file`, 5*time.Second)
+	tm.keys("c")
+	tm.wait(`y to confirm`, 5*time.Second)
+	tm.keys("y")
+	waitFile(t, mainGo, func(s string) bool { return strings.Contains(s, `"Hello"`) }, 15*time.Second)
+	tm.wait(`undo rollback`, 5*time.Second)
+	tm.keys("End")
+	tm.wait(`› step \d+ · ↶ undo rollback`, 5*time.Second)
+	tm.keys("c")
+	tm.wait(`y to confirm`, 5*time.Second)
+	tm.keys("y")
+	waitFile(t, mainGo, func(s string) bool { return strings.Contains(s, `"Hello, tui"`) }, 15*time.Second)
+	tm.keys("Escape")
+	tm.waitGone(`Checkpoints · `, 5*time.Second)
 	tm.keys("C-c")
 	tm.wait(`ctrl\+c again`, 5*time.Second)
 	tm.keys("C-c")
