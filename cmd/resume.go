@@ -33,8 +33,10 @@ without a message prints its final answer.`,
   agent resume 20261129T2032 --message "now add a test for it"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_ = headless // no TUI yet: resume is always headless
 			opt.Scope = event.Scope(scope)
+			if !headless && !f.json && onTerminal() {
+				return resumeTUI(cmd, &f, args[0], opt, message)
+			}
 			return resumeRun(cmd, &f, args[0], opt, message)
 		},
 	}
@@ -99,6 +101,27 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 		}
 	}
 	return s.finish(cmd, run.Drive(ctx))
+}
+
+// resumeTUI reopens a run in the interactive session, in its workspace.
+func resumeTUI(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptions, message string) error {
+	st0, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	row, _, err := app.PeekRun(cmd.Context(), st0, id)
+	st0.Close()
+	if err != nil {
+		return appErr(err)
+	}
+	if f.dir == "" {
+		f.dir = row.Workspace
+	}
+	set, err := settingsFor(f, &row)
+	if err != nil {
+		return err
+	}
+	return runTUI(cmd, set, row.ID, opt, message)
 }
 
 func isFinished(st *agent.State) bool {

@@ -32,7 +32,7 @@ rewinds the run's active conversation to the checkpoint (the trace keeps every e
 				return err
 			}
 			defer st.Close()
-			res, err := app.Rollback(ctx, st, args[0], conversation)
+			res, err := app.Rollback(ctx, st, args[0], app.RollbackOptions{Files: true, Conversation: conversation})
 			if err != nil {
 				return appErr(err)
 			}

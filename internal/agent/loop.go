@@ -100,8 +100,10 @@ func (r *Runner) flush(ctx context.Context, st *State, sync bool) error {
 // rb.Conversation, of its conversation): the checkpoint of the state before
 // it, then the rollback itself, folded into st.
 func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.CheckpointData, rb *event.RollbackData) error {
-	if err := r.record(ctx, st, pre); err != nil {
-		return err
+	if pre != nil { // nil: the conversation alone was rewound
+		if err := r.record(ctx, st, pre); err != nil {
+			return err
+		}
 	}
 	if err := r.record(ctx, st, rb); err != nil {
 		return err
@@ -141,6 +143,16 @@ func (r *Runner) AddUserMessage(ctx context.Context, st *State, text string) err
 		return err
 	}
 	return r.flush(ctx, st, false)
+}
+
+// RevokeGrant journals that a person withdrew one of the run's grants (the
+// journal deletes the grant with the event, durably): the calls it covered
+// ask again.
+func (r *Runner) RevokeGrant(ctx context.Context, st *State, rule string) error {
+	if err := r.record(ctx, st, &event.GrantRevokedData{Rule: rule, Source: event.SourceUser}); err != nil {
+		return err
+	}
+	return r.flush(ctx, st, true)
 }
 
 func (r *Runner) maxSteps() int {
@@ -214,7 +226,8 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 	var usage Usage
 	asm := newCallAssembler(st.Step)
 	live := r.liveText()
-	defer live.Close()
+	defer func() { live.Close() }()
+	textOpen := false // text went to live since the last flush
 	shown := r.liveCalls()
 	defer shown.close()
 	for {
@@ -229,7 +242,15 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 		case EvTextDelta:
 			text.WriteString(se.Text)
 			io.WriteString(live, se.Text)
+			textOpen = true
 		case EvToolCallStart, EvToolCallDelta, EvToolCallEnd:
+			if textOpen {
+				// the text before a call is shown before the call: the
+				// redactor's held-back tail is let out now (a secret
+				// cannot continue across a tool call)
+				live.Close()
+				live, textOpen = r.liveText(), false
+			}
 			asm.add(se)
 			shown.add(st.Step, se)
 		case EvUsage:
@@ -412,7 +433,7 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 				return Outcome{Status: event.StatusFailed, Err: err}, true
 			}
 		}
-		req := ApprovalRequest{RunID: st.RunID, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
+		req := ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
 		dec, err := r.Approver.Approve(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -24,25 +24,36 @@ type RollbackResult struct {
 	Files []string
 }
 
-// Rollback puts the workspace files back as they were at a checkpoint (and,
-// with conversation, rewinds the run's conversation to it). The present
-// state is checkpointed first, so the rollback can itself be rolled back.
-// The run must not be driven by another process; if it is the one this
-// session drives (r), its state takes the rollback in.
-func (s *Service) Rollback(ctx context.Context, checkpointID string, conversation bool, r *Run) (RollbackResult, error) {
-	return rollback(ctx, s.store, s.cps, checkpointID, conversation, r)
+// RollbackOptions say what a rollback puts back.
+type RollbackOptions struct {
+	// Files puts the workspace files back as they were at the checkpoint
+	// (the present state is checkpointed first, so this can be undone).
+	Files bool
+	// Conversation rewinds the run's conversation to the checkpoint's
+	// place in the journal (the trace keeps every event).
+	Conversation bool
+}
+
+// Rollback rolls a run back to a checkpoint. The run must not be driven by
+// another process; if it is the one this session drives (r), its state
+// takes the rollback in.
+func (s *Service) Rollback(ctx context.Context, checkpointID string, opt RollbackOptions, r *Run) (RollbackResult, error) {
+	return rollback(ctx, s.store, s.cps, checkpointID, opt, r)
 }
 
 // Rollback is Service.Rollback for a process that has only the journal
 // open (agent rollback).
-func Rollback(ctx context.Context, st *store.Store, checkpointID string, conversation bool) (RollbackResult, error) {
-	return rollback(ctx, st, nil, checkpointID, conversation, nil)
+func Rollback(ctx context.Context, st *store.Store, checkpointID string, opt RollbackOptions) (RollbackResult, error) {
+	return rollback(ctx, st, nil, checkpointID, opt, nil)
 }
 
 // rollback uses open, when it is the shadow repository of the checkpoint's
 // workspace: one process must not hold two stores of one repository (each
 // caches the runs' heads).
-func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, checkpointID string, conversation bool, r *Run) (RollbackResult, error) {
+func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, checkpointID string, opt RollbackOptions, r *Run) (RollbackResult, error) {
+	if !opt.Files && !opt.Conversation {
+		return RollbackResult{}, usage("a rollback puts back the files, the conversation or both: say which")
+	}
 	cp, err := st.GetCheckpoint(ctx, checkpointID)
 	if err != nil {
 		return RollbackResult{}, err
@@ -59,16 +70,25 @@ func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, chec
 		}
 		defer l.Unlock()
 	}
+	step, last := run.Steps, run.LastSeq
+	if ours {
+		step, last = r.state.Step, r.state.LastSeq
+	}
+	if !opt.Files {
+		rb := &event.RollbackData{CheckpointID: cp.ID, Files: []string{}, Conversation: true, ToSeq: cp.Seq}
+		res := RollbackResult{RunID: run.ID, To: cp.ID, Files: []string{}}
+		if ours {
+			return res, r.s.runner.RecordRollback(ctx, r.state, nil, rb)
+		}
+		ev := event.New(run.ID, rb)
+		return res, st.Append(ctx, &ev)
+	}
 	repo := open
 	if repo == nil || repo.Workspace() != cp.Workspace {
 		if repo, err = checkpoint.Open(st.Home(), cp.Workspace); err != nil {
 			return RollbackResult{}, err
 		}
 		defer repo.Close()
-	}
-	step, last := run.Steps, run.LastSeq
-	if ours {
-		step, last = r.state.Step, r.state.LastSeq
 	}
 	pre, changes, err := repo.Rollback(ctx, cp.ID, checkpoint.Meta{RunID: run.ID, Kind: checkpoint.KindRollback, Step: step, Event: last})
 	if err != nil {
@@ -89,7 +109,7 @@ func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, chec
 		}
 	}
 	preEv := &event.CheckpointData{CheckpointID: pre.ID, Kind: event.CheckpointRollback, Step: step, Files: preFiles}
-	rbEv := &event.RollbackData{CheckpointID: cp.ID, Files: res.Files, Conversation: conversation, Before: pre.ID, ToSeq: cp.Seq}
+	rbEv := &event.RollbackData{CheckpointID: cp.ID, Files: res.Files, Conversation: opt.Conversation, Before: pre.ID, ToSeq: cp.Seq}
 	if ours {
 		if err := r.s.runner.RecordRollback(ctx, r.state, preEv, rbEv); err != nil {
 			return res, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gofrs/flock"
 
@@ -201,3 +202,30 @@ func (r *Run) Interrupt() {
 func (r *Run) PendingCalls() []string { return r.state.PendingCalls() }
 
 func (r *Run) String() string { return fmt.Sprintf("run %s", r.id) }
+
+// Grants are the run's "allow for this run" grants that have not expired.
+func (r *Run) Grants(ctx context.Context) ([]store.Grant, error) {
+	return r.s.store.Grants(ctx, r.id, time.Now())
+}
+
+// RevokeGrant withdraws one of the run's grants (journaled as
+// grant_revoked, an audit fact); the calls it covered ask again. A rule the
+// run has not granted is a *UsageError.
+func (r *Run) RevokeGrant(ctx context.Context, rule string) error {
+	r.mu.Lock()
+	driving := r.cancel != nil
+	r.mu.Unlock()
+	if driving {
+		return usage("run %s is being driven: interrupt it (Esc) before revoking a grant", r.id)
+	}
+	gs, err := r.Grants(ctx)
+	if err != nil {
+		return err
+	}
+	for _, g := range gs {
+		if g.Rule == rule {
+			return r.s.runner.RevokeGrant(ctx, r.state, rule)
+		}
+	}
+	return usage("run %s has no active grant %q", r.id, rule)
+}

@@ -84,7 +84,7 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	case policy.Deny:
 		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
-	if rule, ok, err := a.granted(ctx, pol, req.RunID, call); err != nil {
+	if rule, ok, err := a.granted(ctx, pol, req, call); err != nil {
 		return agent.ApprovalDecision{}, err
 	} else if ok {
 		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeRun, Source: agent.SourceUser, Rule: rule,
@@ -126,13 +126,22 @@ func GrantRule(tool string, args json.RawMessage) string {
 	return fmt.Sprintf("%s(%s)", tool, esc)
 }
 
-func (a *Approver) granted(ctx context.Context, pol *policy.Policy, runID string, call policy.Call) (string, bool, error) {
-	if a.Grants == nil || runID == "" {
+func (a *Approver) granted(ctx context.Context, pol *policy.Policy, req agent.ApprovalRequest, call policy.Call) (string, bool, error) {
+	if a.Grants == nil || req.RunID == "" {
 		return "", false, nil
 	}
-	rules, err := a.Grants.ActiveGrants(ctx, runID, a.now())
+	rules, err := a.Grants.ActiveGrants(ctx, req.RunID, a.now())
 	if err != nil || len(rules) == 0 {
 		return "", false, err
+	}
+	// The person allowed exactly this call for the run: the same tool and
+	// main argument (a command line with a redirection too, which no allow
+	// rule could cover).
+	want := GrantRule(req.Tool, json.RawMessage(req.Arguments))
+	for _, r := range rules {
+		if r == want {
+			return r, true, nil
+		}
 	}
 	p, err := policy.New(policy.ModeAsk, rules, nil, pol.Workspace)
 	if err != nil {

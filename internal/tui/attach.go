@@ -1,0 +1,46 @@
+package tui
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// attachMax bounds how much of one attached file goes into the message.
+const attachMax = 64 << 10
+
+// withAttachments appends the files attached with @ to the message: each
+// one's content, read beneath the workspace (the service redacts the whole
+// message before the model or the journal sees it).
+func withAttachments(workspace, text string, paths []string) string {
+	if len(paths) == 0 {
+		return text
+	}
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
+		return text
+	}
+	defer root.Close()
+	var b strings.Builder
+	b.WriteString(text)
+	for _, p := range paths {
+		f, err := root.Open(p)
+		if err != nil {
+			fmt.Fprintf(&b, "\n\n[attached %s: not readable: %v]", p, err)
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(f, attachMax+1))
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(&b, "\n\n[attached %s: not readable: %v]", p, err)
+			continue
+		}
+		cut := ""
+		if len(data) > attachMax {
+			data, cut = data[:attachMax], fmt.Sprintf(" (first %d KiB; read_file shows the rest)", attachMax>>10)
+		}
+		fmt.Fprintf(&b, "\n\n[attached %s%s]\n%s", p, cut, strings.TrimRight(string(data), "\n"))
+	}
+	return b.String()
+}
