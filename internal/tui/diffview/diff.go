@@ -5,7 +5,9 @@
 // flag its parent lays out. Code lines are highlighted with chroma by file
 // extension on top of the theme's add and delete colours; only the visible
 // window is rendered and every rendered row is cached per width and layout,
-// so a 20,000-line diff scrolls at a constant cost per frame.
+// so a frame costs the same in a 10,000-line diff as in a 2,000-line one,
+// and a frame spends at most a few milliseconds in chroma (HighlightMsg
+// finishes the rest).
 //
 // It reads git's patches (go-git's, as internal/checkpoint's Store.Patch
 // prints them, several files in one), plain "diff -u" output, and the forms
@@ -18,31 +20,37 @@
 // with "…" and wide characters are never split, so no line of a view is
 // wider than its width.
 //
-// Three uses, from the root model:
-//
-// A tool card: a small, non-interactive diff of an edit, at most maxLines
-// rows and a "… N more lines" fold. One Renderer serves the program (it
-// keeps recent cards, so calling it on every frame is cheap):
+// Three uses, from the root model. One Renderer serves the program (it
+// shares the lexer cache and keeps recent cards, so calling it on every
+// frame is cheap; SetTheme when the background is known):
 //
 //	r := diffview.NewRenderer(diffview.Options{Theme: th})
-//	body := r.Card(path, toolDiff, width, 12)             // a unified diff or a tool's output
-//	body := r.CardTexts(diffview.Texts{Path: p, Before: old, After: new}, width, 12)
 //
-// The approval prompt (and the checkpoint drawer), which scroll a body
-// themselves: Render has the signature of approve.DiffRenderer and
-// drawer.DiffRenderer and returns every row at the natural height:
+// A tool card, a small non-interactive diff of an edit. The transcript's
+// card folds the rows itself, so it takes CardDiff (transcript.DiffFunc);
+// Card folds after maxLines rows with "… N more lines"; CardTexts computes
+// the diff from the old and new content:
+//
+//	transcript.New(transcript.Options{Theme: th, Diff: r.CardDiff})
+//	s := r.Card(path, toolDiff, width, 12)
+//	s := r.CardTexts(diffview.Texts{Path: p, Before: old, After: new}, width, 12)
+//
+// The approval prompt (and the checkpoint drawer as it is), which scroll a
+// body themselves: Render (approve.DiffRenderer, drawer.DiffRenderer)
+// returns every row at the natural height:
 //
 //	approve.New(approve.Options{Theme: th, RenderDiff: r.Render})
 //
-// The checkpoint preview, interactive: a Model sized by its parent, fed
-// keys (t split/unified, f fullscreen, n/] and p/[ hunks, up/down/j/k,
-// pgup/pgdown, ctrl+u/ctrl+d, home/end/g/G, the mouse wheel), whose View is
-// exactly the size set. The f key only reports FullscreenMsg: the parent
-// lays the view out again and calls SetSize.
+// The checkpoint preview, interactive: a Model sized by its parent and fed
+// its messages (keys t split/unified, f fullscreen, n/] and p/[ hunks,
+// up/down/j/k, pgup/pgdown, ctrl+u/ctrl+d, home/end/g/G; the mouse wheel;
+// HighlightMsg), whose View is exactly the size set. The f key only sends
+// FullscreenMsg: the parent lays the view out again and calls SetSize.
 //
-//	v := diffview.New(patch, diffview.Options{Theme: th, ID: "checkpoint", Highlighter: hl})
+//	v := diffview.New(patch, diffview.Options{Theme: th, ID: "checkpoint"})
 //	v.SetSize(width, height)
-//	v, cmd = v.Update(msg) // tea.KeyPressMsg, tea.MouseWheelMsg
+//	cmd := v.Init()        // finishes highlighting the first screen
+//	v, cmd = v.Update(msg) // tea.KeyPressMsg, tea.MouseWheelMsg, diffview.HighlightMsg
 //	s := v.View()
 //
 // It parses and renders plain strings it is given (the root model passes

@@ -12,7 +12,7 @@ import (
 func press(name string) tea.KeyPressMsg {
 	special := map[string]rune{
 		"up": tea.KeyUp, "down": tea.KeyDown, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
-		"home": tea.KeyHome, "end": tea.KeyEnd, "esc": tea.KeyEscape,
+		"home": tea.KeyHome, "end": tea.KeyEnd, "esc": tea.KeyEscape, "enter": tea.KeyEnter,
 	}
 	if c, ok := special[name]; ok {
 		return tea.KeyPressMsg{Code: c}

@@ -32,7 +32,7 @@ func (m Mode) String() string {
 // numbers, highlighting and a status line.
 type Options struct {
 	Theme         *theme.Theme // nil: plain, without colour
-	ID            string       // echoed in FullscreenMsg, to tell views apart
+	ID            string       // echoed in FullscreenMsg and HighlightMsg, to tell views apart
 	Mode          Mode
 	Compact       int  // > 0: show only the first Compact rows and "… N more lines" (tool cards)
 	NoLineNumbers bool // hide the line-number gutter

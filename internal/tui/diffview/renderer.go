@@ -6,22 +6,27 @@ import (
 	"agent/internal/tui/theme"
 )
 
-// cardCacheSize is how many card renderings a Renderer keeps: a transcript
-// re-renders every visible card on every frame.
-const cardCacheSize = 128
+// The Renderer's cache of cards: a transcript draws every card on screen in
+// every frame. It keeps at most cacheEntries cards and cacheBytes bytes of
+// diffs and renderings (a rendering bigger than that is not kept).
+const (
+	cacheEntries = 128
+	cacheBytes   = 4 << 20
+)
 
 // Renderer renders diffs to strings, for parents that do not need a Model:
-// the small coloured diff of a tool card (Card, CardTexts) and a whole diff
-// at its natural height for a parent that scrolls it itself (Render, which
-// has the signature of approve.DiffRenderer and drawer.DiffRenderer). Every
-// line it returns is exactly the width asked for. One Renderer can serve
-// the whole program: it shares one lexer cache, keeps the last
-// cardCacheSize cards, and is safe for concurrent use.
+// a tool card's diff (Card, CardTexts, CardDiff) and a whole diff at its
+// natural height for a parent that scrolls it itself (Render). Every line
+// it returns is exactly the width asked for. One Renderer can serve the
+// whole program: it shares one lexer cache, keeps recent cards, and is safe
+// for concurrent use. Static renderings highlight their first 400 lines
+// with chroma; the rest shows in the add and delete colours.
 type Renderer struct {
 	mu    sync.Mutex
 	opts  Options
 	cards map[cardKey]string
 	order []cardKey // cards in the order they were added, oldest first
+	bytes int       // the size of the cached keys and renderings
 }
 
 type cardKey struct {
@@ -31,9 +36,13 @@ type cardKey struct {
 	width, maxLines int
 }
 
-// NewRenderer returns a Renderer whose views use opts (Theme, Mode,
-// NoLineNumbers, NoHighlight, TabWidth, Highlighter; the other fields are
-// set per call).
+func (k cardKey) size() int {
+	return len(k.path) + len(k.diff) + len(k.texts.Path) + len(k.texts.OldPath) + len(k.texts.Before) + len(k.texts.After)
+}
+
+// NewRenderer returns a Renderer whose renderings use opts (Theme,
+// NoLineNumbers, NoHighlight, TabWidth, Highlighter, and Mode for Render;
+// the other fields are set per call).
 func NewRenderer(opts Options) *Renderer {
 	if opts.Highlighter == nil {
 		opts.Highlighter = NewHighlighter()
@@ -46,7 +55,7 @@ func (r *Renderer) SetTheme(t *theme.Theme) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.opts.Theme = t
-	r.cards, r.order = map[cardKey]string{}, nil
+	r.cards, r.order, r.bytes = map[cardKey]string{}, nil, 0
 }
 
 // Card renders diff (a unified diff, or a file tool's output, see Parse)
@@ -54,7 +63,7 @@ func (r *Renderer) SetTheme(t *theme.Theme) {
 // headers, lines) and then "… N more lines" when there are more, so at
 // most maxLines+1 lines in all; maxLines <= 0 shows every row. path names
 // the file when the diff does not (it picks the highlighter); it may be
-// empty. The card is not interactive and never shows the split layout.
+// empty. A card is not interactive and never shows the split layout.
 func (r *Renderer) Card(path, diff string, width, maxLines int) string {
 	return r.card(cardKey{path: path, diff: diff, width: width, maxLines: maxLines})
 }
@@ -65,18 +74,27 @@ func (r *Renderer) CardTexts(t Texts, width, maxLines int) string {
 	return r.card(cardKey{computed: true, texts: t, width: width, maxLines: maxLines})
 }
 
+// CardDiff is every row of a card, for a card that folds the rows itself:
+// it has the signature of transcript.DiffFunc (Card(diff, width, 0) with
+// no path).
+func (r *Renderer) CardDiff(diff string, width int) string {
+	return r.Card("", diff, width, 0)
+}
+
 // Render renders the whole of diff at its natural height and at width,
-// without a status line: the body of the approval prompt and of the
-// checkpoint preview, which scroll the lines themselves. height is ignored
-// (the prompts pass the rows they have as a hint). A diff it cannot read is
-// shown as text under a line that says why.
+// without a status line, in the Renderer's Mode (split when it is Split
+// and the width allows): the body of the approval prompt and of the
+// checkpoint drawer, which scroll the lines themselves. It has the
+// signature of approve.DiffRenderer and drawer.DiffRenderer; height, the
+// rows the prompt has, is not needed. A diff it cannot read is shown as
+// text under a line that says why.
 func (r *Renderer) Render(diff string, width, height int) string {
 	_ = height
 	if width <= 0 {
 		return ""
 	}
 	opts := r.options()
-	opts.NoFooter = true
+	opts.NoFooter, opts.Compact = true, 0
 	m := New(diff, opts)
 	m.budget.static = true
 	m.SetSize(width, 0)
@@ -111,15 +129,28 @@ func (r *Renderer) card(k cardKey) string {
 	m.budget.static = true
 	m.SetSize(k.width, 0)
 	s = m.View()
+	r.keep(k, s)
+	return s
+}
+
+// keep caches a card, dropping the oldest ones to make room.
+func (r *Renderer) keep(k cardKey, s string) {
+	size := k.size() + len(s)
+	if size > cacheBytes {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.cards[k]; !ok {
-		if len(r.order) >= cardCacheSize {
-			delete(r.cards, r.order[0])
-			r.order = r.order[1:]
-		}
-		r.cards[k] = s
-		r.order = append(r.order, k)
+	if _, ok := r.cards[k]; ok {
+		return
 	}
-	return s
+	for len(r.order) > 0 && (len(r.order) >= cacheEntries || r.bytes+size > cacheBytes) {
+		old := r.order[0]
+		r.bytes -= old.size() + len(r.cards[old])
+		delete(r.cards, old)
+		r.order = r.order[1:]
+	}
+	r.cards[k] = s
+	r.order = append(r.order, k)
+	r.bytes += size
 }

@@ -109,11 +109,23 @@ func TestCardCacheFollowsTheTheme(t *testing.T) {
 	if seq, ok := hasColour(r.Card("", toolPreview, 80, 5)); ok {
 		t.Fatalf("after SetTheme(NoColor) the card sets \\x1b[%sm", seq)
 	}
-	for i := range 3 * cardCacheSize {
+	for i := range 3 * cacheEntries {
 		r.Card("", fmt.Sprintf("@@ -%d +%d @@\n-a\n+b\n", i+1, i+1), 40, 3)
 	}
-	if n := len(r.cards); n > cardCacheSize || len(r.order) != n {
-		t.Errorf("the cache holds %d cards (%d in order), at most %d", n, len(r.order), cardCacheSize)
+	if n := len(r.cards); n > cacheEntries || len(r.order) != n {
+		t.Errorf("the cache holds %d cards (%d in order), at most %d", n, len(r.order), cacheEntries)
+	}
+	// Big cards: the cache stays within its bytes, and counts them right.
+	big, _ := genPatch(3000)
+	for i := range 40 {
+		r.Card(fmt.Sprint(i), big, 120, 0)
+	}
+	sum := 0
+	for k, v := range r.cards {
+		sum += k.size() + len(v)
+	}
+	if sum != r.bytes || r.bytes > cacheBytes || len(r.cards) == 0 {
+		t.Errorf("the cache holds %d bytes in %d cards and counts %d, at most %d", sum, len(r.cards), r.bytes, cacheBytes)
 	}
 }
 
