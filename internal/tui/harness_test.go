@@ -76,6 +76,7 @@ func newHarness(t *testing.T, approval string, files map[string]string, turns ..
 	h := &harness{t: t, ws: ws, home: home, pr: pr, done: make(chan Result, 1), clock: time.Now()}
 	go func() { h.done <- pr.run(ctx) }()
 	h.probe(func(m *model) { m.now = func() time.Time { return h.clock } })
+	h.until("the window size", func(m *model) bool { return m.width > 0 })
 	t.Cleanup(func() {
 		pr.p.Quit()
 		select {

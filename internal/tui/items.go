@@ -43,6 +43,8 @@ type entry struct {
 	text      string // user, assistant, notice, error text
 	streaming bool   // an assistant message still arriving
 	item      transcript.Item
+	seq       int64 // the journal event it comes from (0: none, or not yet)
+	resultSeq int64 // a card's tool_result event
 
 	// cards
 	callID, tool, summary, args string
@@ -187,11 +189,12 @@ func (t *transcriptState) callDelta(d agent.CallDelta) {
 func (t *transcriptState) apply(ev event.Event) {
 	switch d := ev.Data.(type) {
 	case *event.UserMessageData:
-		t.add(&entry{kind: itemUser, text: d.Text})
+		t.add(&entry{kind: itemUser, text: d.Text, seq: ev.Seq})
 	case *event.ModelRequestData:
 		t.context, t.status, t.lastStep = d.Context, event.StatusRunning, d.Step
 	case *event.AssistantMessageData:
 		if t.stream != nil {
+			t.stream.seq = ev.Seq
 			t.stream.text, t.stream.streaming = d.Text, false
 			a := t.stream.item.(*transcript.Assistant)
 			if a.Text() != d.Text {
@@ -200,7 +203,7 @@ func (t *transcriptState) apply(ev event.Event) {
 			a.Finish()
 			t.stream = nil
 		} else if d.Text != "" {
-			t.add(&entry{kind: itemAssistant, text: d.Text})
+			t.add(&entry{kind: itemAssistant, text: d.Text, seq: ev.Seq})
 		}
 		if d.Tokens != nil {
 			t.tokens.Input += d.Tokens.Input
@@ -212,7 +215,7 @@ func (t *transcriptState) apply(ev event.Event) {
 				e = t.add(&entry{kind: itemCard, status: cardPending, callID: c.ID})
 				t.cards[c.ID] = e
 			}
-			e.tool, e.args = c.Name, c.Arguments
+			e.tool, e.args, e.seq = c.Name, c.Arguments, ev.Seq
 			e.summary = summarize(c.Name, c.Arguments)
 			t.sync(e)
 		}
@@ -234,6 +237,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		}
 	case *event.ToolResultData:
 		if e := t.card(d.CallID, ""); e != nil {
+			e.resultSeq = ev.Seq
 			e.output, e.exit, e.background = d.Output, d.ExitCode, len(d.Background)
 			switch {
 			case d.Status == event.ResultDenied:
@@ -261,6 +265,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		what := "files"
 		if d.Conversation {
 			what = "files and conversation"
+			t.rewind(d.ToSeq)
 		}
 		t.notice("rolled back %s to checkpoint %s (%d files); undo: roll back to %s", what, short(d.CheckpointID), len(d.Files), short(d.Before))
 	case *event.ErrorData:
@@ -306,6 +311,26 @@ func (t *transcriptState) resumed(d *event.ResumeData) {
 	}
 	for _, p := range d.Leftovers {
 		t.warn("resumed: stopped %d process(es) that %s left running", len(p.Processes), p.CallID)
+	}
+}
+
+// rewind dims the entries a conversation rollback took out of what the
+// model sees: those of events after seq (they stay on screen, faint).
+//
+// As the run's state does, an assistant turn whose calls have no result by
+// seq goes too (the model is asked again rather than left with half a
+// turn): its text and cards share the assistant message's seq.
+func (t *transcriptState) rewind(seq int64) {
+	half := map[int64]bool{}
+	for _, e := range t.entries {
+		if e.kind == itemCard && e.seq > 0 && e.seq <= seq && (e.resultSeq == 0 || e.resultSeq > seq) {
+			half[e.seq] = true
+		}
+	}
+	for i, e := range t.entries {
+		if e.seq > seq || half[e.seq] {
+			t.view.SetDimmed(i, true)
+		}
 	}
 }
 

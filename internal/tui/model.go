@@ -335,7 +335,7 @@ func (m *model) onAsk(a askMsg) tea.Cmd {
 		return nil
 	}
 	if c := m.tr.cards[a.req.CallID]; c != nil {
-		c.status, c.diff = cardAwaiting, a.req.Diff
+		c.status = cardAwaiting // the prompt shows the diff; the card gets it with the result
 		m.tr.sync(c)
 	}
 	m.askSeq++

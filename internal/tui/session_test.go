@@ -230,3 +230,35 @@ func TestResumePickerAndExport(t *testing.T) {
 		t.Errorf("the trace is not the run's:\n%.300s", b)
 	}
 }
+
+// Rolling back the conversation alone leaves the files and draws what the
+// model no longer sees faint; the request before it stays as it was.
+func TestConversationRollbackDimsRewound(t *testing.T) {
+	h := newHarness(t, "full-auto", greet, turnJSON("Changing it.", edit("c1", `"Hello"`, `"Hi"`)), turnJSON("Done."))
+	main := filepath.Join(h.ws, "main.go")
+	h.text("change the greeting")
+	h.enter()
+	h.idle()
+	h.slashCmd("/checkpoints")
+	h.selectCheckpoint("before c1", func(c drawer.Checkpoint) bool { return c.Kind == drawer.KindBefore && c.CallID == "c1" })
+	h.key(keyRune('v'))
+	h.until("the confirmation", func(m *model) bool { return m.cpDrawer.Confirming() })
+	h.key(keyRune('y'))
+	h.until("the conversation rolled back", func(m *model) bool { return strings.Contains(m.flash, "rolled back") })
+	if !strings.Contains(readFile(t, main), `"Hi"`) {
+		t.Error("a conversation rollback changed the files")
+	}
+	h.probe(func(m *model) {
+		for i, e := range m.tr.entries {
+			dim := m.tr.view.Dimmed(i)
+			switch {
+			case e.kind == itemUser && dim:
+				t.Errorf("the request %q is dimmed", e.text)
+			case e.kind == itemAssistant && e.text == "Done." && !dim:
+				t.Error("the answer the rollback took away is not dimmed")
+			case e.kind == itemCard && e.callID == "c1" && !dim:
+				t.Error("the rewound edit card is not dimmed")
+			}
+		}
+	})
+}

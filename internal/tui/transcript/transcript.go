@@ -104,6 +104,8 @@ type entry struct {
 	epoch   uint64
 	lines   []string
 	valid   bool
+	dim     bool // rewound: drawn faint, without colour
+	dimmed  bool // the cached lines are the dim ones
 }
 
 // Model is the transcript view. Use it through a pointer; the root calls
@@ -210,6 +212,17 @@ func (m *Model) Append(it Item) {
 	}
 }
 
+// SetDimmed draws item i faint (a message a conversation rollback took out
+// of what the model sees) or normally again.
+func (m *Model) SetDimmed(i int, on bool) {
+	if i >= 0 && i < len(m.entries) {
+		m.entries[i].dim = on
+	}
+}
+
+// Dimmed reports whether item i is drawn faint.
+func (m *Model) Dimmed(i int) bool { return i >= 0 && i < len(m.entries) && m.entries[i].dim }
+
 // Len is the number of items.
 func (m *Model) Len() int { return len(m.entries) }
 
@@ -310,7 +323,7 @@ func (m *Model) indicator() string {
 func (m *Model) lines(i int) []string {
 	e := &m.entries[i]
 	v := e.item.Version()
-	if e.valid && e.width == m.width && e.version == v && e.epoch == m.epoch {
+	if e.valid && e.width == m.width && e.version == v && e.epoch == m.epoch && e.dimmed == e.dim {
 		return e.lines
 	}
 	if m.onRender != nil {
@@ -322,7 +335,12 @@ func (m *Model) lines(i int) []string {
 			lines[j] = ansi.Truncate(l, m.width, "…")
 		}
 	}
-	*e = entry{item: e.item, width: m.width, version: v, epoch: m.epoch, lines: lines, valid: true}
+	if e.dim {
+		for j, l := range lines {
+			lines[j] = m.ctx.Theme.Faint.Render(ansi.Strip(l))
+		}
+	}
+	*e = entry{item: e.item, width: m.width, version: v, epoch: m.epoch, lines: lines, valid: true, dim: e.dim, dimmed: e.dim}
 	return lines
 }
 
