@@ -116,6 +116,8 @@ func (m *model) statusView() string {
 		st.State = statusbar.Interrupted
 	case m.tr.status == "completed":
 		st.State = statusbar.Done
+	case m.tr.status == "stopped":
+		st.State = statusbar.Stopped
 	default:
 		st.State = statusbar.Idle
 	}

@@ -31,6 +31,9 @@ const (
 	Interrupted
 	Done
 	Failed
+	// Stopped: the person denied a call without a note; the run waits
+	// for what to do instead.
+	Stopped
 )
 
 // Glyph is the state's symbol; with Word it carries the meaning without
@@ -51,6 +54,8 @@ func (s State) Glyph() string {
 		return theme.GlyphOK
 	case Failed:
 		return theme.GlyphError
+	case Stopped:
+		return theme.GlyphDenied
 	}
 	return "○"
 }
@@ -72,6 +77,8 @@ func (s State) Word() string {
 		return "done"
 	case Failed:
 		return "failed"
+	case Stopped:
+		return "stopped"
 	}
 	return "idle"
 }
@@ -235,7 +242,7 @@ func stateStyle(th *theme.Theme, s State) interface{ Render(...string) string } 
 	switch s {
 	case Thinking, Streaming, RunningTool:
 		return th.InfoText
-	case AwaitingApproval, Interrupted:
+	case AwaitingApproval, Interrupted, Stopped:
 		return th.WarnText
 	case Done:
 		return th.OKText
