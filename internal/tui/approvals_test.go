@@ -37,7 +37,7 @@ func TestApproveOnce(t *testing.T) {
 	h.text("change the greeting")
 	h.enter()
 	h.until("the prompt", func(m *model) bool { return m.asking() })
-	if s := h.screen(); !strings.Contains(s, `+func main() { println("Hi") }`) || !strings.Contains(s, "1/y") {
+	if s := h.screen(); !strings.Contains(s, `+ func main() { println("Hi") }`) || !strings.Contains(s, "1/y") {
 		t.Fatalf("the prompt does not show the diff and the options:\n%s", s)
 	}
 	h.key(tea.KeyPressMsg{Code: '1', Text: "1"}) // inside the guard: ignored

@@ -103,6 +103,8 @@ func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
 		m.cpDrawer, cmd = m.cpDrawer.Update(k)
 	case overlayPicker:
 		m.picker, cmd = m.picker.Update(k)
+	case overlayDiff:
+		cmd = m.diffKey(k)
 	}
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"agent/internal/event"
 	"agent/internal/tui/approve"
 	"agent/internal/tui/composer"
+	"agent/internal/tui/diffview"
 	"agent/internal/tui/drawer"
 	"agent/internal/tui/help"
 	"agent/internal/tui/picker"
@@ -41,6 +42,7 @@ const (
 	overlayContext
 	overlayCheckpoints
 	overlayPicker
+	overlayDiff
 )
 
 // model is the root model. It is used through a pointer: the program and
@@ -64,6 +66,8 @@ type model struct {
 	pick    pickKind
 
 	input composer.Model
+	dv    *diffview.Renderer // draws diffs in cards, the prompt and the checkpoint preview
+	diff  *diffview.Model    // /diff: the run's changes so far
 
 	// approvals waiting for the person: the prompt shows them, replies
 	// holds each one's answer channel by request id
@@ -96,6 +100,7 @@ func newModel(ctx context.Context, svc *app.Service, br *bridge, opt Options) *m
 	m := &model{ctx: ctx, svc: svc, br: br, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
 		now: time.Now, replies: map[string]askMsg{}}
 	m.input = m.newComposer()
+	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
 	m.tr = newTranscript(m.th, m.renderDiff)
 	m.themed()
 	return m
@@ -122,12 +127,13 @@ func (m *model) themed() {
 			m.approve.Drop(r.ID)
 		}
 	}
-	m.approve = approve.New(approve.Options{Theme: m.th, Now: now, Guard: askGuard})
+	m.dv.SetTheme(m.th)
+	m.approve = approve.New(approve.Options{Theme: m.th, Now: now, Guard: askGuard, RenderDiff: m.dv.Render})
 	for _, r := range queued {
 		m.approve.Push(r)
 	}
 	m.ctxDrawer = drawer.NewContext(drawer.Options{Theme: m.th})
-	m.cpDrawer = drawer.NewCheckpoints(drawer.Options{Theme: m.th})
+	m.cpDrawer = drawer.NewCheckpoints(drawer.Options{Theme: m.th, RenderDiff: m.dv.Render})
 	var cmds []help.Command
 	for _, c := range composer.DefaultCommands() {
 		name := "/" + string(c.Name)
@@ -155,6 +161,9 @@ func (m *model) layout() {
 	m.help.SetSize(m.width, m.height-2)
 	if m.picker != nil {
 		m.picker.SetSize(m.width, min(m.height-2, 20))
+	}
+	if m.diff != nil {
+		m.diff.SetSize(m.width, max(3, m.height-1))
 	}
 	m.input.SetSize(m.width, max(3, m.height/3))
 }
@@ -244,6 +253,17 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case picker.ChosenMsg:
 		return m, m.onPicked(msg)
+	case diffMsg:
+		return m, m.onDiff(msg)
+	case diffview.HighlightMsg:
+		if m.diff != nil && msg.ID == diffID {
+			var cmd tea.Cmd
+			m.diff, cmd = m.diff.Update(msg)
+			return m, cmd
+		}
+		return m, nil
+	case diffview.FullscreenMsg:
+		return m, nil // /diff already takes the screen
 	case runsMsg, grantsMsg, revokedMsg, exportedMsg:
 		return m, m.onPickerData(msg)
 	case drawer.PreviewMsg:

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"agent/internal/event"
+	"agent/internal/tui/diffview"
 	"agent/internal/tui/drawer"
 )
 
@@ -261,4 +262,39 @@ func TestConversationRollbackDimsRewound(t *testing.T) {
 			}
 		}
 	})
+}
+
+// /diff shows the run's changes so far in the diff view; a 2,000-line
+// change scrolls to its end, splits with t, and esc closes it.
+func TestDiffOfTheRun(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&b, "line %04d of the generated file\n", i)
+	}
+	h := newHarness(t, "full-auto", greet,
+		turnJSON("Writing it.", call{"c1", "write_file", args(map[string]any{"path": "big.txt", "content": b.String()})}),
+		turnJSON("Done."))
+	h.text("write the big file")
+	h.enter()
+	h.idle()
+	h.slashCmd("/diff")
+	h.until("the diff view", func(m *model) bool { return m.overlay == overlayDiff && m.diff != nil })
+	s := h.screen()
+	if !strings.Contains(s, "big.txt") || !strings.Contains(s, "line 0001 of the generated file") {
+		t.Fatalf("/diff does not show the change:\n%s", s)
+	}
+	h.key(tea.KeyPressMsg{Code: tea.KeyEnd})
+	h.until("the end of the diff", func(m *model) bool { return m.diff.AtBottom() })
+	s = h.screen()
+	if !strings.Contains(s, "line 2000 of the generated file") || strings.Contains(s, "line 0001 of") {
+		t.Fatalf("End did not scroll to the end:\n%s", s)
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) != 40 {
+		t.Errorf("the screen is %d lines, want 40", len(lines))
+	}
+	h.key(keyRune('t'))
+	h.until("split", func(m *model) bool { return m.diff.Mode() == diffview.Split })
+	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+	h.until("the diff closed", func(m *model) bool { return m.overlay == overlayNone })
 }

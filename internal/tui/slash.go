@@ -33,6 +33,8 @@ func (m *model) slash(name, args string) tea.Cmd {
 		m.tr = newTranscript(m.th, m.renderDiff)
 	case "/quit", "/exit":
 		return m.quit()
+	case "/diff":
+		return m.openDiff()
 	case "/approvals":
 		return m.openPicker(pickGrants)
 	case "/resume":

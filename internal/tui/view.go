@@ -29,6 +29,11 @@ func (m *model) View() tea.View {
 		top = m.checkpointsView()
 	case overlayPicker:
 		top = m.picker.View()
+	case overlayDiff:
+		if m.diff != nil && (m.diff.Width() != m.width || m.diff.Height() != h) {
+			m.diff.SetSize(m.width, h)
+		}
+		top = m.diffView()
 	default:
 		top = m.transcriptView(h)
 	}
@@ -65,25 +70,8 @@ func (m *model) transcriptView(h int) string {
 	return m.tr.view.View()
 }
 
-// renderDiff draws an edit's diff in a card (the built-in colouring until
-// the diff view draws it).
-func (m *model) renderDiff(diff string, w int) string {
-	t := m.th
-	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
-	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "+"):
-			lines[i] = t.Add.Render(l)
-		case strings.HasPrefix(l, "-"):
-			lines[i] = t.Del.Render(l)
-		case strings.HasPrefix(l, "@@"):
-			lines[i] = t.HunkLine.Render(l)
-		default:
-			lines[i] = t.Dim.Render(l)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
+// renderDiff draws an edit's diff in a card.
+func (m *model) renderDiff(diff string, w int) string { return m.dv.CardDiff(diff, w) }
 
 // bottomView is the approval prompt when a call waits for the person, else
 // the composer.
