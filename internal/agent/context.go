@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/tokens"
 	"agent/internal/tools"
 )
 
@@ -23,6 +24,9 @@ type ContextBuilder struct {
 	Window    int
 	// Redactor cleans files read into the prompt (AGENTS.md).
 	Redactor Redactor
+	// Tokens counts the layers' tokens; nil means a counter for Model's
+	// encoding (tokens.ForModel), made at the first Build.
+	Tokens *tokens.Counter
 
 	system string // built once per process
 	tools  []ToolSpec
@@ -41,6 +45,11 @@ How to work:
 - When the task is done, answer with a short summary of what you changed and how you checked it, and call no tool.`
 
 func (b *ContextBuilder) init(reg *tools.Registry) {
+	if b.Tokens == nil {
+		// New fails only for an encoding it does not know, and ForModel
+		// returns known ones; a nil counter would estimate.
+		b.Tokens, _ = tokens.New(tokens.ForModel(b.Model))
+	}
 	if b.system != "" {
 		return
 	}
@@ -55,7 +64,7 @@ func (b *ContextBuilder) init(reg *tools.Registry) {
 	for _, t := range reg.Tools() {
 		raw, _ := json.Marshal(t.Schema())
 		b.tools = append(b.tools, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: raw})
-		b.toolTk += estimateTokens(t.Name()) + estimateTokens(t.Description()) + estimateTokens(string(raw))
+		b.toolTk += b.countTokens(t.Name()) + b.countTokens(t.Description()) + b.countTokens(string(raw))
 	}
 }
 
@@ -82,16 +91,16 @@ func (b *ContextBuilder) Build(st *State, reg *tools.Registry) (*Request, event.
 	msgs = append(msgs, st.Messages...)
 	convTk := 0
 	for _, m := range st.Messages {
-		convTk += estimateTokens(m.Content) + 4
+		convTk += b.countTokens(m.Content) + 4
 		for _, c := range m.ToolCalls {
-			convTk += estimateTokens(c.Name) + estimateTokens(c.Arguments)
+			convTk += b.countTokens(c.Name) + b.countTokens(c.Arguments)
 		}
 	}
 	window := b.Window
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	sysTk := estimateTokens(b.system)
+	sysTk := b.countTokens(b.system)
 	report := event.ContextReport{
 		Budget:      window,
 		TotalTokens: sysTk + b.toolTk + convTk,
@@ -104,8 +113,8 @@ func (b *ContextBuilder) Build(st *State, reg *tools.Registry) (*Request, event.
 	return &Request{Model: b.Model, Messages: msgs, Tools: b.tools}, report
 }
 
-// estimateTokens approximates a token count (about four bytes a token) until
-// the context builder counts with the model's tokenizer.
-func estimateTokens(s string) int {
-	return (len(s) + 3) / 4
+// countTokens counts s with the model's tokenizer. Counts are memoised, so
+// the history is encoded once, not at every step.
+func (b *ContextBuilder) countTokens(s string) int {
+	return b.Tokens.Count(s)
 }

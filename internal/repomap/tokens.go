@@ -2,72 +2,34 @@ package repomap
 
 import (
 	"fmt"
-	"sync"
 
-	"github.com/tiktoken-go/tokenizer"
+	"agent/internal/tokens"
 )
 
-// counter counts tokens with one tiktoken codec, memoising single lines:
-// the budget search sums per-line counts, so each distinct line is encoded
-// once per process rather than once per candidate rendering.
-type counter struct {
-	mu    sync.Mutex
-	codec tokenizer.Codec
-	memo  map[string]int
-}
+// counter is the token counter one Build renders with. Its memo of
+// per-line counts (the budget search sums them, so each distinct line is
+// encoded once per Build rather than once per candidate rendering) lives as
+// long as the Build: there is no counter shared across calls.
+type counter struct{ *tokens.Counter }
 
-const maxMemo = 200_000
+// line returns the token count of one line including its newline.
+func (c counter) line(s string) int { return c.Line(s) }
 
-var (
-	countersMu sync.Mutex
-	counters   = map[string]*counter{}
-)
-
+// getCounter returns a new counter for the named encoding ("" means
+// DefaultEncoding).
 func getCounter(encoding string) (*counter, error) {
 	if encoding == "" {
 		encoding = DefaultEncoding
 	}
-	countersMu.Lock()
-	defer countersMu.Unlock()
-	if c, ok := counters[encoding]; ok {
-		return c, nil
-	}
-	codec, err := tokenizer.Get(tokenizer.Encoding(encoding))
+	enc, err := tokens.ParseEncoding(encoding)
 	if err != nil {
-		return nil, fmt.Errorf("repomap: tokenizer %q: %w", encoding, err)
+		return nil, fmt.Errorf("repomap: tokenizer: %w", err)
 	}
-	c := &counter{codec: codec, memo: make(map[string]int, 1024)}
-	counters[encoding] = c
-	return c, nil
-}
-
-// Count returns the exact token count of s.
-func (c *counter) Count(s string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, err := c.codec.Count(s)
+	c, err := tokens.New(enc)
 	if err != nil {
-		return len(s) // invalid UTF-8 cannot occur in practice; be conservative
+		return nil, fmt.Errorf("repomap: tokenizer: %w", err)
 	}
-	return n
-}
-
-// line returns the token count of one line including its newline.
-func (c *counter) line(s string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if n, ok := c.memo[s]; ok {
-		return n
-	}
-	n, err := c.codec.Count(s + "\n")
-	if err != nil {
-		n = len(s) + 1
-	}
-	if len(c.memo) >= maxMemo {
-		clear(c.memo)
-	}
-	c.memo[s] = n
-	return n
+	return &counter{c}, nil
 }
 
 // CountTokens counts s with the named encoding ("" = DefaultEncoding).

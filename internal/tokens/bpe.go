@@ -1,0 +1,220 @@
+package tokens
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// vocab is one encoding's byte-pair ranks: token bytes to rank (its id).
+// The ranks come from github.com/tiktoken-go/tokenizer, which compiles the
+// vocabularies into the binary; only its tables are used, not its
+// pre-tokenizer (see split.go).
+type vocab struct {
+	ranks map[string]uint32
+}
+
+// vocabSizes are the ordinary (non-special) token counts of the encodings;
+// a loaded vocabulary of another size is refused.
+var vocabSizes = [...]int{O200kBase: 199_998, Cl100kBase: 100_256}
+
+// vocabs builds each encoding's ranks once per process, on first use. It is
+// the package's only package-level value that is not a constant, and what
+// it holds never changes once built: a read-only table, like the library's.
+var vocabs = [...]func() (*vocab, error){
+	O200kBase:  sync.OnceValues(func() (*vocab, error) { return loadVocab(O200kBase) }),
+	Cl100kBase: sync.OnceValues(func() (*vocab, error) { return loadVocab(Cl100kBase) }),
+}
+
+func loadVocab(enc Encoding) (*vocab, error) {
+	codec, err := tokenizer.Get(tokenizer.Encoding(enc.String()))
+	if err != nil {
+		return nil, fmt.Errorf("tokens: %v: %w", enc, err)
+	}
+	want := vocabSizes[enc]
+	v := &vocab{ranks: make(map[string]uint32, want)}
+	ids := []uint{0}
+	// Ids are dense up to the special tokens; a little past the size is
+	// enough to notice a vocabulary that grew.
+	for id := range want + 64 {
+		ids[0] = uint(id)
+		tok, err := codec.Decode(ids)
+		if err != nil {
+			continue // not an ordinary token (a gap or a special id)
+		}
+		v.ranks[tok] = uint32(id)
+	}
+	if len(v.ranks) != want {
+		return nil, fmt.Errorf("tokens: %v: the vocabulary has %d tokens, want %d (tokenizer module changed?)", enc, len(v.ranks), want)
+	}
+	return v, nil
+}
+
+// mergeHeapFrom is the piece length from which merging uses a heap: the
+// linear scan is faster for the short pieces of ordinary text.
+const mergeHeapFrom = 256
+
+// noRank marks a pair that is not a token.
+const noRank = math.MaxUint32
+
+// scratch is a count's reusable merge state.
+type scratch struct {
+	parts []part
+	nodes []node
+	heap  []cand
+}
+
+type part struct {
+	start int
+	rank  uint32 // rank of the token parts[i]..parts[i+2], or noRank
+}
+
+// count returns the number of tokens tiktoken's byte-pair merge makes of
+// one piece: a piece that is a token is one; otherwise, starting from its
+// bytes, the adjacent pair with the lowest rank (the leftmost among equals)
+// merges until no pair is a token.
+func (v *vocab) count(piece string, sc *scratch) int {
+	if _, ok := v.ranks[piece]; ok {
+		return 1
+	}
+	if len(piece) >= mergeHeapFrom {
+		return v.countHeap(piece, sc)
+	}
+	parts := sc.parts[:0]
+	for i := range len(piece) + 1 {
+		parts = append(parts, part{start: i, rank: noRank})
+	}
+	rank := func(i int) uint32 {
+		if i+2 >= len(parts) {
+			return noRank
+		}
+		if r, ok := v.ranks[piece[parts[i].start:parts[i+2].start]]; ok {
+			return r
+		}
+		return noRank
+	}
+	for i := range len(parts) - 2 {
+		parts[i].rank = rank(i)
+	}
+	for len(parts) > 2 {
+		best, at := uint32(noRank), -1
+		for i := range len(parts) - 2 {
+			if parts[i].rank < best {
+				best, at = parts[i].rank, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		parts = append(parts[:at+1], parts[at+2:]...)
+		parts[at].rank = rank(at)
+		if at > 0 {
+			parts[at-1].rank = rank(at - 1)
+		}
+	}
+	sc.parts = parts
+	return len(parts) - 1
+}
+
+// node is a part boundary in countHeap's linked list.
+type node struct {
+	prev, next int32
+	rank       uint32 // rank of merging this part with the next, or noRank
+}
+
+type cand struct {
+	rank uint32
+	at   int32
+}
+
+func (a cand) less(b cand) bool { return a.rank < b.rank || (a.rank == b.rank && a.at < b.at) }
+
+// countHeap is count for a long piece: the same merges in O(n log n), the
+// pairs kept in a min-heap by (rank, position) and stale entries skipped.
+func (v *vocab) countHeap(piece string, sc *scratch) int {
+	n := int32(len(piece))
+	nodes := sc.nodes[:0]
+	for i := range n + 1 {
+		nodes = append(nodes, node{prev: i - 1, next: i + 1, rank: noRank})
+	}
+	nodes[n].next = -1
+	rankAt := func(i int32) uint32 {
+		j := nodes[i].next
+		if j < 0 || nodes[j].next < 0 {
+			return noRank
+		}
+		if r, ok := v.ranks[piece[i:nodes[j].next]]; ok {
+			return r
+		}
+		return noRank
+	}
+	h := sc.heap[:0]
+	push := func(c cand) {
+		h = append(h, c)
+		for k := len(h) - 1; k > 0; {
+			p := (k - 1) / 2
+			if !h[k].less(h[p]) {
+				break
+			}
+			h[k], h[p] = h[p], h[k]
+			k = p
+		}
+	}
+	pop := func() cand {
+		top := h[0]
+		last := len(h) - 1
+		h[0] = h[last]
+		h = h[:last]
+		for k := 0; ; {
+			c := 2*k + 1
+			if c >= len(h) {
+				break
+			}
+			if c+1 < len(h) && h[c+1].less(h[c]) {
+				c++
+			}
+			if !h[c].less(h[k]) {
+				break
+			}
+			h[k], h[c] = h[c], h[k]
+			k = c
+		}
+		return top
+	}
+	for i := range n - 1 {
+		if r := rankAt(i); r != noRank {
+			nodes[i].rank = r
+			push(cand{r, i})
+		}
+	}
+	count := int(n)
+	for len(h) > 0 {
+		c := pop()
+		i := c.at
+		if nodes[i].rank != c.rank || nodes[i].next < 0 {
+			continue // stale: this pair changed since it was pushed
+		}
+		j := nodes[i].next
+		k := nodes[j].next
+		nodes[j].rank = noRank
+		nodes[j].next = -2 // removed
+		nodes[i].next = k
+		if k >= 0 {
+			nodes[k].prev = i
+		}
+		count--
+		for _, b := range [2]int32{i, nodes[i].prev} {
+			if b < 0 {
+				continue
+			}
+			nodes[b].rank = rankAt(b)
+			if nodes[b].rank != noRank {
+				push(cand{nodes[b].rank, b})
+			}
+		}
+	}
+	sc.nodes, sc.heap = nodes, h
+	return count
+}
