@@ -3,6 +3,8 @@ package tokens
 import (
 	"fmt"
 	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
 )
 
 // The benchmarks (figures in docs/benchmarks.md):
@@ -12,7 +14,8 @@ import (
 // BenchmarkCountHistory200K counts a run's history of 200,000 o200k_base
 // tokens message by message, as the context builder does at each request:
 // "cold" with a new Counter each time (every message encoded), "warm" with
-// one that has seen the history (every message a memo hit).
+// one that has seen the history (every message a memo hit), and
+// "library-codec" with the tokenizer module's own Count as the baseline.
 // BenchmarkLoadVocab is the once-per-process cost of a rank table.
 
 // history returns messages of the corpus kinds (code, logs, JSON, CJK,
@@ -68,6 +71,24 @@ func BenchmarkCountHistory200K(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("cold/%dtokens", total), func(b *testing.B) { run(b, true) })
 	b.Run(fmt.Sprintf("warm/%dtokens", total), func(b *testing.B) { run(b, false) })
+	// The baseline: the tokenizer module's own Count (its regexp2
+	// pre-tokenizer), which this package replaces; its total may differ.
+	b.Run("library-codec", func(b *testing.B) {
+		codec, err := tokenizer.Get(tokenizer.O200kBase)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(size))
+		n := 0
+		for b.Loop() {
+			n = 0
+			for _, m := range msgs {
+				k, _ := codec.Count(m)
+				n += k
+			}
+		}
+		b.ReportMetric(float64(n), "tokens")
+	})
 }
 
 func BenchmarkLoadVocab(b *testing.B) {

@@ -147,17 +147,15 @@ func TestReferenceVocab(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byID := make([]string, len(v.ranks))
-		for tok, id := range v.ranks {
-			if int(id) >= len(byID) || byID[id] != "" {
-				t.Fatalf("%v: ids are not dense: %d", e, id)
-			}
-			byID[id] = tok
-		}
 		h := sha256.New()
-		for id, tok := range byID {
+		for id := range uint32(len(v.ends)) {
+			tok := v.token(id)
+			if r, ok := v.rank(tok); !ok || r != id {
+				t.Fatalf("%v: token %d looks up as %d, %v", e, id, r, ok)
+			}
 			fmt.Fprintf(h, "%d %s\n", id, hex.EncodeToString([]byte(tok)))
 		}
+		byID := v.ends
 		if got := hex.EncodeToString(h.Sum(nil)); len(byID) != want.Tokens || got != want.SHA256 {
 			t.Errorf("%v: %d tokens, sha256 %s; reference %d tokens, %s", e, len(byID), got, want.Tokens, want.SHA256)
 		}
