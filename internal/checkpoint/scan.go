@@ -115,6 +115,18 @@ func (sc *scanner) walk(rel string, dr *dirReader, parts []string, ign *ignoreSe
 	ds := sc.c.dirs[rel]
 	reuse := ds != nil && ds.sig == dsig && !racy(sc.s.slack, dsig.mtime, dsig.ctime, ds.seen)
 	if !reuse {
+		// The listing is kept under the stat data of the directory it is
+		// read from (the descriptor held), taken before it is read: a
+		// directory put in the place of the one stat'ed by its path is
+		// never remembered as the other's listing.
+		var own fileStat
+		if err := dr.fstat(&own); err != nil {
+			if rel == "" {
+				return plumbing.ZeroHash, fmt.Errorf("checkpoint: scan workspace: %w", err)
+			}
+			return emptyTree, nil
+		}
+		dsig = own.sig()
 		names, err := dr.names(sc.buf)
 		if err != nil {
 			if rel == "" {

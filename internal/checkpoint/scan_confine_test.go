@@ -242,3 +242,49 @@ func TestRollbackAfterSwappedSnapshot(t *testing.T) {
 		t.Errorf("the swapped snapshot lost top.txt: %v", names)
 	}
 }
+
+// TestSnapshotListingKeptUnderTheDirectoryRead: a directory replaced by
+// another real directory between the moment a scan stats its path and the
+// moment it opens it is listed through the descriptor opened, and that
+// listing is kept in the stat cache under the stat data of the directory it
+// was read from, never under the one the path named before: a later scan
+// that finds the first directory back in its place lists it again rather
+// than trusting the other's names.
+func TestSnapshotListingKeptUnderTheDirectoryRead(t *testing.T) {
+	f := newScanFixture(t)
+	write(t, f.ws, "other/b.txt", "inside b\n")
+	var inoA, inoB fileStat
+	if err := lstatPath(filepath.Join(f.ws, "d"), &inoA); err != nil {
+		t.Fatal(err)
+	}
+	if err := lstatPath(filepath.Join(f.ws, "other"), &inoB); err != nil {
+		t.Fatal(err)
+	}
+	fired := false
+	f.s.beforeOpen = func(rel string) {
+		if rel == "d" && !fired {
+			fired = true
+			for _, mv := range [][2]string{{"d", "d.a"}, {"other", "d"}} {
+				if err := os.Rename(filepath.Join(f.ws, mv[0]), filepath.Join(f.ws, mv[1])); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	snap := mustSnap(t, f.s, meta("r", "c1", KindBefore)) // cold: every directory is listed
+	f.s.beforeOpen = nil
+	if !fired {
+		t.Fatal("the snapshot never opened d: the swap was not tested")
+	}
+	if got := snapEntries(t, f.s, snap)["d/b.txt"]; got != "file:inside b\n" {
+		t.Errorf("d/b.txt = %q, want the directory opened at d", got)
+	}
+	ds := f.s.stat.dirs["d"]
+	if ds == nil {
+		t.Fatal("no listing of d in the stat cache")
+	}
+	if ds.sig.ino != inoB.ino || !slices.Contains(ds.names, "b.txt") {
+		t.Errorf("the listing of d (%v) is kept under inode %d; the directory listed is %d (the one stat'ed by path: %d)",
+			ds.names, ds.sig.ino, inoB.ino, inoA.ino)
+	}
+}
