@@ -158,8 +158,7 @@ func (t *transcriptState) delta(text string) {
 	if t.stream == nil {
 		t.stream = t.add(&entry{kind: itemAssistant, streaming: true})
 	}
-	t.stream.text += text
-	t.stream.item.(*transcript.Assistant).Append(text)
+	t.stream.item.(*transcript.Assistant).Append(text) // the item keeps the text
 }
 
 // callDelta applies a piece of a streaming tool call.
