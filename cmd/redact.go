@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"agent/internal/app"
 	"errors"
 	"fmt"
 	"io"
@@ -87,7 +88,7 @@ func runRedact(cmd *cobra.Command, args []string, pii bool) error {
 		inputs = []io.Reader{cmd.InOrStdin()}
 	}
 
-	ws, err := resolveWorkspace("")
+	ws, err := app.ResolveWorkspace("")
 	if err != nil {
 		return err
 	}
@@ -98,7 +99,7 @@ func runRedact(cmd *cobra.Command, args []string, pii bool) error {
 	for _, w := range warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "agent: warning:", w)
 	}
-	red, err := newRedactor(&settings{Home: cfg.Home, Workspace: ws, RedactPII: cfg.RedactPII || pii, InternalDomains: cfg.InternalDomains})
+	red, err := app.NewRedactor(&app.Settings{Home: cfg.Home, Workspace: ws, RedactPII: cfg.RedactPII || pii, InternalDomains: cfg.InternalDomains})
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,8 @@ func describe(ev event.Event) string {
 		return line
 	case *event.CommandStartedData:
 		return fmt.Sprintf("  started pid %d (process group %d)", d.PID, d.PGID)
+	case *event.GrantRevokedData:
+		return fmt.Sprintf("grant revoked: %s", d.Rule)
 	case *event.RollbackData:
 		return fmt.Sprintf("rollback to %s: %d files (conversation %t)", shortID(d.CheckpointID), len(d.Files), d.Conversation)
 	case *event.ResumeData:

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"agent/internal/app"
 	"fmt"
 	"io/fs"
 	"os"
@@ -58,7 +59,7 @@ signature}]}], text, stats}, files in rank order.`,
 			if tokens < minMapTokens || tokens > maxMapTokens {
 				return usageErr("--tokens %d is out of range: use a budget between %d and %d tokens, e.g. --tokens %d", tokens, minMapTokens, maxMapTokens, repomap.DefaultTokens)
 			}
-			ws, err := resolveWorkspace(dir)
+			ws, err := app.ResolveWorkspace(dir)
 			if err != nil {
 				return err
 			}

@@ -1,13 +1,13 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"agent/internal/agent"
+	"agent/internal/app"
 	"agent/internal/event"
 )
 
@@ -33,8 +33,10 @@ without a message prints its final answer.`,
   agent resume 20261129T2032 --message "now add a test for it"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_ = headless // no TUI yet: resume is always headless
 			opt.Scope = event.Scope(scope)
+			if !headless && !f.json && onTerminal() {
+				return resumeTUI(cmd, &f, args[0], opt, message)
+			}
 			return resumeRun(cmd, &f, args[0], opt, message)
 		},
 	}
@@ -55,28 +57,23 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 	if err != nil {
 		return err
 	}
-	run, err := st0.GetRun(ctx, id)
-	if err != nil {
-		st0.Close()
-		return notFound(err)
-	}
-	evs, err := st0.Events(ctx, run.ID, 0)
+	row, state, err := app.PeekRun(ctx, st0, id)
 	st0.Close()
 	if err != nil {
-		return withCode(ExitFailed, err)
+		return appErr(err)
 	}
-	if state := agent.Fold(run.ID, evs); isFinished(state) && message == "" && opt.Approve == "" && opt.Deny == "" {
+	if isFinished(state) && message == "" && opt.Approve == "" && opt.Deny == "" {
 		// Nothing to continue: print the final answer, as the contract says.
-		fmt.Fprintf(os.Stderr, "run: %s\n", run.ID)
+		fmt.Fprintf(os.Stderr, "run: %s\n", row.ID)
 		if !f.json {
 			fmt.Fprintln(cmd.OutOrStdout(), state.Answer)
 		}
 		return nil
 	}
 	if f.dir == "" {
-		f.dir = run.Workspace
+		f.dir = row.Workspace
 	}
-	set, err := loadSettings(f, &run)
+	set, err := settingsFor(f, &row)
 	if err != nil {
 		return err
 	}
@@ -85,44 +82,46 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 		return err
 	}
 	defer s.close()
-	fmt.Fprintf(os.Stderr, "run: %s\n", run.ID)
-	if err := s.lock(run.ID); err != nil {
-		return err
-	}
-	// Fold again under the lock: another process may have appended meanwhile.
-	evs, err = s.store.Events(ctx, run.ID, 0)
+	s.started(row.ID)
+	run, err := s.svc.OpenRun(ctx, row.ID)
 	if err != nil {
-		return withCode(ExitFailed, err)
+		return appErr(err)
 	}
-	state := agent.Fold(run.ID, evs)
-	if state.Approval == "" {
-		state.Approval, state.Model, state.Workspace = set.Approval, set.Model, ""
-		state.Allow, state.Deny = set.Allow, set.Deny
-	}
-	// The run keeps the rules it started with; today's config can only add denials.
-	if err := s.useApprover(run.ID, set.Approval, state.Allow, append(append([]string{}, state.Deny...), set.Deny...)); err != nil {
-		return err
-	}
-	if err := s.runner.Begin(ctx, state, run.Prompt); err != nil {
-		return withCode(ExitFailed, err)
-	}
-	if message != "" && len(state.Open) > 0 {
-		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", run.ID, openIDs(state))
+	defer run.Close()
+	if message != "" && len(run.State().Open) > 0 {
+		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", row.ID, openIDs(run.State()))
 	}
 	// The resume event marks the run running again (the runs row folds it).
-	if err := s.runner.Resume(ctx, state, opt); err != nil {
-		var re *agent.ResumeError
-		if errors.As(err, &re) {
-			return usageErr("%v", err)
-		}
-		return withCode(ExitFailed, err)
+	if err := run.Resume(ctx, opt); err != nil {
+		return appErr(err)
 	}
 	if message != "" {
-		if err := s.runner.AddUserMessage(ctx, state, message); err != nil {
-			return withCode(ExitFailed, err)
+		if err := run.Message(ctx, message); err != nil {
+			return appErr(err)
 		}
 	}
-	return s.finish(cmd, s.runner.Run(ctx, state))
+	return s.finish(cmd, run.Drive(ctx))
+}
+
+// resumeTUI reopens a run in the interactive session, in its workspace.
+func resumeTUI(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptions, message string) error {
+	st0, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	row, _, err := app.PeekRun(cmd.Context(), st0, id)
+	st0.Close()
+	if err != nil {
+		return appErr(err)
+	}
+	if f.dir == "" {
+		f.dir = row.Workspace
+	}
+	set, err := settingsFor(f, &row)
+	if err != nil {
+		return err
+	}
+	return runTUI(cmd, set, row.ID, opt, message)
 }
 
 func isFinished(st *agent.State) bool {

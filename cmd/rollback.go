@@ -6,8 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"agent/internal/checkpoint"
-	"agent/internal/event"
+	"agent/internal/app"
 )
 
 func newRollbackCmd() *cobra.Command {
@@ -33,55 +32,15 @@ rewinds the run's active conversation to the checkpoint (the trace keeps every e
 				return err
 			}
 			defer st.Close()
-			cp, err := st.GetCheckpoint(ctx, args[0])
+			res, err := app.Rollback(ctx, st, args[0], app.RollbackOptions{Files: true, Conversation: conversation})
 			if err != nil {
-				return notFound(err)
+				return appErr(err)
 			}
-			run, err := st.GetRun(ctx, cp.RunID)
-			if err != nil {
-				return notFound(err)
-			}
-			lock, err := lockRunOrExplain(st.Home(), run.ID)
-			if err != nil {
-				return err
-			}
-			defer lock.Unlock()
-			repo, err := checkpoint.Open(st.Home(), cp.Workspace)
-			if err != nil {
-				return withCode(ExitFailed, err)
-			}
-			defer repo.Close()
-			pre, changes, err := repo.Rollback(ctx, cp.ID, checkpoint.Meta{RunID: run.ID, Kind: checkpoint.KindRollback, Step: run.Steps, Event: run.LastSeq})
-			if err != nil {
-				return withCode(ExitFailed, fmt.Errorf("rollback to %s: %w", cp.ID, err))
-			}
-			files := []string{}
-			for _, ch := range changes {
-				if ch.Action != checkpoint.ActionKept {
-					files = append(files, ch.Path)
-				}
-			}
-			preFiles := []string{}
-			if pre.Parent != "" {
-				if d, err := repo.Diff(ctx, pre.Parent, pre.ID); err == nil {
-					for _, ch := range d {
-						preFiles = append(preFiles, ch.Path)
-					}
-				}
-			}
-			if err := st.Append(ctx, &event.Event{Type: event.Checkpoint, RunID: run.ID, Data: &event.CheckpointData{
-				CheckpointID: pre.ID, Kind: "rollback", Step: run.Steps, Files: preFiles}}); err != nil {
-				return withCode(ExitFailed, err)
-			}
-			if err := st.Append(ctx, &event.Event{Type: event.Rollback, RunID: run.ID, Data: &event.RollbackData{
-				CheckpointID: cp.ID, Files: files, Conversation: conversation, Before: pre.ID, ToSeq: cp.Seq}}); err != nil {
-				return withCode(ExitFailed, err)
-			}
-			for _, ch := range changes {
+			for _, ch := range res.Changes {
 				fmt.Fprintf(os.Stderr, "  %s %s\n", ch.Action, ch.Path)
 			}
-			fmt.Fprintf(os.Stderr, "rolled back %d files of run %s to checkpoint %s; undo with: agent rollback %s\n", len(files), run.ID, shortID(cp.ID), pre.ID)
-			fmt.Fprintln(cmd.OutOrStdout(), pre.ID)
+			fmt.Fprintf(os.Stderr, "rolled back %d files of run %s to checkpoint %s; undo with: agent rollback %s\n", len(res.Files), res.RunID, shortID(res.To), res.Before)
+			fmt.Fprintln(cmd.OutOrStdout(), res.Before)
 			return nil
 		},
 	}

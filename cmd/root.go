@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"agent/internal/agent"
 )
 
 // Exit codes of the contract.
@@ -67,6 +69,7 @@ func Execute() int {
 }
 
 func newRoot() *cobra.Command {
+	var f runFlags
 	root := &cobra.Command{
 		Use:   "agent",
 		Short: "A terminal coding agent you can stop, inspect, rewind and resume",
@@ -74,16 +77,32 @@ func newRoot() *cobra.Command {
 edits files and runs commands with your approval. Every step is journaled in
 SQLite under $AGENT_HOME, so runs can be traced, resumed and audited.
 
-The interactive TUI is not built yet (docs/roadmap.md): run requests with
-'agent run'; a call that needs your approval pauses the run (exit 3) and
+Run alone on a terminal, agent opens its interactive session: type a request,
+watch the answer stream, approve edits and commands with their diffs, look at
+the context and the checkpoints, roll back. Headless, 'agent run' does one
+request; a call that needs your approval pauses it (exit 3) and
 'agent resume RUN_ID --approve CALL_ID' continues it.`,
-		Example: `  agent run "add a --verbose flag to cmd/serve.go"
+		Example: `  agent                                  # the interactive session in this repository
+  agent run "add a --verbose flag to cmd/serve.go"
   OPENAI_BASE_URL=http://localhost:11434/v1 AGENT_MODEL=qwen2.5-coder agent run --approval full-auto "fix the failing test"
   agent runs
   agent trace 20261129T203216-3f9a1c`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !onTerminal() {
+				return cmd.Help()
+			}
+			set, err := settingsFor(&f, nil)
+			if err != nil {
+				return err
+			}
+			return runTUI(cmd, set, "", agent.ResumeOptions{}, "")
+		},
 	}
+	f.register(root, true)
+	root.Flags().MarkHidden("json")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'agent %s --help')", err, c.Name())
 	})

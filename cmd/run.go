@@ -1,15 +1,13 @@
 package cmd
 
 import (
-	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"agent/internal/agent"
+	"agent/internal/app"
 	"agent/internal/event"
-	"agent/internal/store"
 )
 
 // runFlags are the flags of commands that drive the loop (run, resume).
@@ -25,6 +23,12 @@ type runFlags struct {
 	replay     string
 	verbose    bool
 	timeoutSec int
+}
+
+// appFlags is what the app needs of the flags.
+func (f *runFlags) appFlags() app.Flags {
+	return app.Flags{Dir: f.dir, Model: f.model, BaseURL: f.baseURL, Approval: f.approval, Allow: f.allow, Deny: f.deny,
+		Replay: f.replay, MaxSteps: f.maxSteps, CommandTimeoutSec: f.timeoutSec}
 }
 
 // register adds the flags; rules adds --allow/--deny (resume uses --deny for a call id).
@@ -77,7 +81,7 @@ Exit codes: 0 done, 1 the run failed, 2 usage or configuration error,
 
 func runPrompt(cmd *cobra.Command, f *runFlags, prompt string) error {
 	ctx := cmd.Context()
-	set, err := loadSettings(f, nil)
+	set, err := settingsFor(f, nil)
 	if err != nil {
 		return err
 	}
@@ -89,23 +93,12 @@ func runPrompt(cmd *cobra.Command, f *runFlags, prompt string) error {
 		return err
 	}
 	defer s.close()
-	runID := store.NewRunID()
-	if err := s.useApprover(runID, set.Approval, set.Allow, set.Deny); err != nil {
-		return err
+	run, err := s.svc.NewRun(ctx, prompt, s.started)
+	if err != nil {
+		return appErr(err)
 	}
-	fmt.Fprintf(os.Stderr, "run: %s\n", runID)
-	if err := s.store.CreateRun(ctx, store.Run{ID: runID, Workspace: set.Workspace, Model: set.Model, Approval: set.Approval, Prompt: s.redact(prompt)}); err != nil {
-		return withCode(ExitFailed, err)
-	}
-	if err := s.lock(runID); err != nil {
-		return err
-	}
-	st := agent.NewState(runID, set.Workspace, set.Model, set.Approval)
-	st.Allow, st.Deny = set.Allow, set.Deny
-	if err := s.runner.Start(ctx, st, prompt); err != nil {
-		return withCode(ExitFailed, err)
-	}
-	return s.finish(cmd, s.runner.Run(ctx, st))
+	defer run.Close()
+	return s.finish(cmd, run.Drive(ctx))
 }
 
 // exitFor maps how a run ended to the contract's exit code.

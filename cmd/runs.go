@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"agent/internal/app"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,7 +46,7 @@ func newRunsCmd() *cobra.Command {
 			for i := range runs {
 				// A run marked running whose process is gone was cut short:
 				// show it as interrupted (resumable), as a signal would leave it.
-				if runs[i].Status == event.StatusRunning && !runIsLive(st.Home(), runs[i].ID) {
+				if runs[i].Status == event.StatusRunning && !app.RunIsLive(st.Home(), runs[i].ID) {
 					runs[i].Status = event.StatusInterrupted
 				}
 			}
@@ -88,13 +89,13 @@ func firstLine(s string) string {
 
 // openStore opens the journal for listing commands.
 func openStore(cmd *cobra.Command) (*store.Store, error) {
-	home, err := stateHome()
+	home, err := app.StateHome()
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(cmd.Context(), home)
+	st, err := app.OpenStore(cmd.Context(), home)
 	if err != nil {
-		return nil, stateErr(err)
+		return nil, appErr(err)
 	}
 	return st, nil
 }

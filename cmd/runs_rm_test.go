@@ -1,209 +1,248 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"agent/internal/checkpoint"
+	"agent/internal/app"
+	"agent/internal/event"
 	"agent/internal/store"
 )
 
-// snapshotRun writes content to a file of ws and takes one snapshot for run.
-func snapshotRun(t *testing.T, home, ws, run, file, content string) {
+// The logic of agent export, runs rm and runs prune is internal/app's (and
+// tested there); these tests pin what cmd adds: the exit code and the exact
+// message of each outcome, which scripts rely on.
+
+// cliHome makes a state directory with finished runs (five events each, the
+// first ones idle for two days) and points AGENT_HOME at it.
+func cliHome(t *testing.T, old []string, fresh ...string) string {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(ws, file), []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	repo, err := checkpoint.Open(home, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	if _, err := repo.Snapshot(context.Background(), checkpoint.Meta{RunID: run, Kind: checkpoint.KindAfter, CallID: "c1", Step: 1}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func runRefs(t *testing.T, gitDir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(gitDir, "refs", "agent", "runs"))
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
-// A run whose workspace was deleted still loses its snapshots: while other
-// runs keep snapshots in the shadow repository, only its refs go (and the
-// workspace path is not left behind); the last run takes the repository.
-func TestDeleteCheckpointsWorkspaceGone(t *testing.T) {
-	home := filepath.Join(t.TempDir(), "state")
-	parent := t.TempDir()
-	ws := filepath.Join(parent, "gone", "ws")
-	if err := os.MkdirAll(ws, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ws, _ = filepath.EvalSymlinks(ws)
-	snapshotRun(t, home, ws, "run-a", "a.txt", "alpha")
-	snapshotRun(t, home, ws, "run-b", "b.txt", "beta")
-	gitDir, err := findShadowRepo(home, ws)
-	if err != nil || gitDir == "" {
-		t.Fatalf("findShadowRepo = %q, %v", gitDir, err)
-	}
-	if got := strings.Join(runRefs(t, gitDir), ","); got != "run-a,run-b" {
-		t.Fatalf("refs before = %s", got)
-	}
-	if err := os.RemoveAll(filepath.Join(parent, "gone")); err != nil {
-		t.Fatal(err)
-	}
-
-	if err := deleteCheckpoints(home, ws, "run-a"); err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(runRefs(t, gitDir), ","); got != "run-b" {
-		t.Errorf("refs after deleting run-a = %s, want run-b", got)
-	}
-	if _, err := os.Stat(filepath.Join(parent, "gone")); !os.IsNotExist(err) {
-		t.Errorf("the deleted workspace's path was left behind: %v", err)
-	}
-	if err := deleteCheckpoints(home, ws, "run-a"); err != nil {
-		t.Errorf("deleting again: %v", err)
-	}
-
-	if err := deleteCheckpoints(home, ws, "run-b"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(gitDir); !os.IsNotExist(err) {
-		t.Errorf("the shadow repository of a gone workspace with no runs left still exists: %v", err)
-	}
-}
-
-// A run that never took a checkpoint does not create a shadow repository
-// when it is deleted.
-func TestDeleteCheckpointsNoRepository(t *testing.T) {
-	home, ws := filepath.Join(t.TempDir(), "state"), t.TempDir()
-	if err := deleteCheckpoints(home, ws, "run-a"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(home, "checkpoints")); !os.IsNotExist(err) {
-		t.Errorf("deleting a run without checkpoints created %s/checkpoints: %v", home, err)
-	}
-}
-
-func TestSampledFull(t *testing.T) {
-	key := []byte("0123456789abcdef0123456789abcdef")
-	full := 0
-	for i := range 4000 {
-		id := fmt.Sprintf("20260101T000000-%06x", i)
-		if sampledFull(key, id, 0) || !sampledFull(key, id, 1) {
-			t.Fatalf("sample 0 must never and 1 must always export in full (%s)", id)
-		}
-		v := sampledFull(key, id, 0.25)
-		if v != sampledFull(key, id, 0.25) {
-			t.Fatalf("not deterministic for %s", id)
-		}
-		if v {
-			full++
-			if !sampledFull(key, id, 0.5) {
-				t.Fatalf("%s is full at 0.25 but not at 0.5: a higher sample must keep every run a lower one keeps", id)
-			}
-		}
-	}
-	if full < 880 || full > 1120 { // 1000 expected, ±5 sigma is about ±137
-		t.Errorf("sample 0.25 chose %d of 4000 runs", full)
-	}
-	other := []byte("another install's key..........!")
-	same := 0
-	for i := range 400 {
-		id := fmt.Sprintf("r%d", i)
-		if sampledFull(key, id, 0.5) == sampledFull(other, id, 0.5) {
-			same++
-		}
-	}
-	if same > 280 {
-		t.Errorf("two keys agree on %d of 400 runs: the choice does not depend on the key", same)
-	}
-}
-
-func TestShrinkArguments(t *testing.T) {
-	big := strings.Repeat("x", bigArgument+1)
-	in := `{"path":"a/b.go","content":"` + big + `","note":"a && b"}`
-	out := shrinkArguments(in)
-	var m map[string]string
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, out)
-	}
-	if m["path"] != "a/b.go" || m["note"] != "a && b" || m["content"] != fmt.Sprintf("[omitted by trace sampling: %d bytes]", len(big)) {
-		t.Errorf("shrinkArguments = %s", out)
-	}
-	if strings.Contains(out, `\u0026`) {
-		t.Errorf("arguments were HTML-escaped: %s", out)
-	}
-	small := `{"path":"z","command":"go test ./..."}`
-	if got := shrinkArguments(small); got != small {
-		t.Errorf("small arguments changed: %s", got)
-	}
-	if got := shrinkArguments("not json " + big); !strings.HasPrefix(got, "[omitted") {
-		t.Errorf("big non-JSON arguments kept: %.40s", got)
-	}
-}
-
-// pruneRetention deletes the runs idle longer than the retention, skips one a
-// live process holds, keeps the rest, and does nothing at retention 0.
-func TestPruneRetention(t *testing.T) {
 	ctx := context.Background()
 	home := filepath.Join(t.TempDir(), "state")
+	t.Setenv("AGENT_HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("USER", "tester")
 	st, err := store.Open(ctx, home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"old-free", "old-held", "new"} {
-		if err := st.CreateRun(ctx, store.Run{ID: id, Workspace: t.TempDir(), Prompt: "p"}); err != nil {
+	defer st.Close()
+	ws := t.TempDir()
+	for _, id := range append(append([]string{}, old...), fresh...) {
+		if err := st.CreateRun(ctx, store.Run{ID: id, Workspace: ws, Model: "m", Approval: "ask", Prompt: "p"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []event.Payload{
+			&event.RunStartedData{Workspace: ws, Model: "m", Approval: "ask"},
+			&event.UserMessageData{Text: "p"},
+			&event.ToolCallData{CallID: "c1", Name: "run_command", Arguments: `{"command":"true"}`, Risk: event.RiskExec},
+			&event.ToolResultData{CallID: "c1", Status: "ok"},
+			&event.RunFinishedData{Status: event.StatusCompleted, Steps: 1, ToolCalls: 1},
+		} {
+			e := event.New(id, d)
+			if err := st.Append(ctx, &e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, id := range old {
+		if _, err := st.DB().Exec(`UPDATE runs SET updated = ? WHERE id = ?`, time.Now().Add(-48*time.Hour).UTC().Format(time.RFC3339Nano), id); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.DB().Exec(`UPDATE runs SET updated = ? WHERE id LIKE 'old-%'`, time.Now().Add(-48*time.Hour).UTC().Format(time.RFC3339Nano)); err != nil {
+	return home
+}
+
+type cliResult struct {
+	code           int
+	stdout, stderr string // stderr: what the command printed, then the error line Execute prints
+}
+
+// cli runs the command line in this process as Execute does.
+func cli(t *testing.T, args ...string) cliResult {
+	t.Helper()
+	root := newRoot()
+	var out, errw bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errw)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	r := cliResult{code: ExitOK}
+	var ee *exitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.code
+		errw.WriteString("agent: " + ee.err.Error() + "\n")
+	default:
+		t.Fatalf("agent %v: not an exit error: %v", args, err)
+	}
+	r.stdout, r.stderr = out.String(), errw.String()
+	return r
+}
+
+func TestExportExitCodesAndMessages(t *testing.T) {
+	const run = "20260101T000000-aaaaaa"
+	cliHome(t, nil, run)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no", "run.jsonl")
+	file := filepath.Join(dir, "run.jsonl")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // exact, or a prefix when it ends in "…"
+	}{
+		{"directory missing", []string{"export", run, "-o", missing}, ExitUsage,
+			"agent: -o " + missing + ": the directory " + filepath.Dir(missing) + " does not exist (create it or fix the path)\n"},
+		{"a directory", []string{"export", run, "-o", dir}, ExitUsage,
+			"agent: -o " + dir + " is a directory: give a file name, e.g. -o " + filepath.Join(dir, run+".jsonl") + "\n"},
+		{"unknown run", []string{"export", "20200101T000000-ffffff"}, ExitUsage,
+			"agent: run \"20200101T000000-ffffff\": not found (see `agent runs`)\n"},
+		{"no run id", []string{"export"}, ExitUsage,
+			"agent: agent export needs one run id, e.g. agent export 20261129T203216-3f9a1c -o run.jsonl (list them with agent runs)\n"},
+		{"to a file", []string{"export", "20260101T0000", "-o", file}, ExitOK,
+			"exported run " + run + ": 5 events, …"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cli(t, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
+			}
+			if prefix, ok := strings.CutSuffix(tc.stderr, "…"); ok {
+				if !strings.HasPrefix(r.stderr, prefix) {
+					t.Errorf("stderr %q, want it to start %q", r.stderr, prefix)
+				}
+			} else if r.stderr != tc.stderr {
+				t.Errorf("stderr\n%q, want\n%q", r.stderr, tc.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout %q, want nothing (the export went to a file or failed)", r.stdout)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Errorf("export created the missing directory: %v", err)
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
-	held, err := tryLockRun(home, "old-held")
+	if r := cli(t, "export", run, "-o", file); !strings.HasSuffix(r.stderr, ", full, to "+file+"\n") || !strings.Contains(r.stderr, " bytes") {
+		t.Errorf("stderr %q, want it to end with the mode and the file", r.stderr)
+	}
+	r := cli(t, "export", run)
+	if n := strings.Count(r.stdout, "\n"); r.code != 0 || n != 5 || int64(len(r.stdout)) != fi.Size() {
+		t.Errorf("export to stdout: exit %d, %d lines, %d bytes; want 0, 5 lines, the file's %d bytes", r.code, n, len(r.stdout), fi.Size())
+	}
+	if want := "exported run " + run + ": 5 events, "; !strings.HasPrefix(r.stderr, want) || !strings.HasSuffix(r.stderr, ", full, to stdout\n") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+}
+
+func TestRunsRmExitCodesAndMessages(t *testing.T) {
+	const a, b = "20260101T000000-aaaaaa", "20260101T000000-bbbbbb"
+	home := cliHome(t, nil, a, b)
+	held, err := app.TryLockRun(home, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{"no ids", []string{"runs", "rm"}, ExitUsage, "",
+			"agent: agent runs rm needs run ids, e.g. agent runs rm 20261129T203216-3f9a1c (list them with agent runs)\n"},
+		{"unknown", []string{"runs", "rm", a, "nope"}, ExitUsage, "",
+			"agent: nothing deleted: run \"nope\": not found (see `agent runs`)\n"},
+		{"ambiguous", []string{"runs", "rm", "2026"}, ExitUsage, "",
+			"agent: nothing deleted: run id prefix \"2026\" is ambiguous (" + a + ", " + b + ", ...): give more characters\n"},
+		{"in use", []string{"runs", "rm", a, b}, ExitUsage, "",
+			"agent: nothing deleted: run " + b + " is in use by a live agent process; wait for it to finish or stop it (Ctrl-C), then retry\n"},
+		{"deleted", []string{"runs", "rm", a, "20260101T000000-a"}, ExitOK,
+			"deleted run " + a + ": 5 events, 0 checkpoints\n", ""},
+		{"deleted before", []string{"runs", "rm", a}, ExitUsage, "",
+			"agent: nothing deleted: run \"" + a + "\": not found (see `agent runs`)\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cli(t, tc.args...)
+			if r.code != tc.code || r.stdout != tc.stdout || r.stderr != tc.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q;\nwant %d, %q, %q", r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+	if err := held.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli(t, "runs", "rm", b); r.code != 0 || r.stdout != "deleted run "+b+": 5 events, 0 checkpoints\n" {
+		t.Errorf("rm after the unlock: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestRunsPruneExitCodesAndMessages(t *testing.T) {
+	const oldFree, oldHeld, fresh = "20260101T000000-aaaaaa", "20260101T000000-bbbbbb", "20260101T000000-cccccc"
+	home := cliHome(t, []string{oldFree, oldHeld}, fresh)
+	held, err := app.TryLockRun(home, oldHeld)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Unlock()
-
-	if n, err := pruneRetention(ctx, home, 0); n != 0 || err != nil {
-		t.Errorf("retention 0: deleted %d, %v", n, err)
+	r := cli(t, "runs", "prune", "--older-than", "24h", "--dry-run")
+	if lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n"); r.code != 0 || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "would delete run "+oldFree+" (last active ") || !strings.HasPrefix(lines[1], "would delete run "+oldHeld+" (last active ") {
+		t.Errorf("dry run: exit %d, stdout %q", r.code, r.stdout)
 	}
-	n, err := pruneRetention(ctx, home, 24*time.Hour)
-	if n != 1 || err != nil {
+	tests := []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{"no flag", []string{"runs", "prune"}, ExitUsage, "",
+			"agent: agent runs prune needs --older-than, e.g. --older-than 720h (30 days)\n"},
+		{"days", []string{"runs", "prune", "--older-than", "30d"}, ExitUsage, "",
+			"agent: --older-than \"30d\" is not a positive Go duration: use hours, e.g. --older-than 720h for 30 days\n"},
+		{"nothing that old", []string{"runs", "prune", "--older-than", "720h"}, ExitOK, "", "no runs older than 720h0m0s\n"},
+		{"nothing that old, dry", []string{"runs", "prune", "--older-than", "720h", "--dry-run"}, ExitOK, "", "no runs older than 720h0m0s\n"},
+		{"prune", []string{"runs", "prune", "--older-than", "24h"}, ExitOK,
+			"deleted run " + oldFree + ": 5 events, 0 checkpoints\n", "skipped run " + oldHeld + ": in use by a live agent process\n"},
+		{"again", []string{"runs", "prune", "--older-than", "24h"}, ExitOK,
+			"", "skipped run " + oldHeld + ": in use by a live agent process\nno runs older than 24h0m0s\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cli(t, tc.args...)
+			if r.code != tc.code || r.stdout != tc.stdout || r.stderr != tc.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q;\nwant %d, %q, %q", r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+// pruneRetention, which agent run calls before its first line, prints
+// nothing and maps an unusable journal to exit 2.
+func TestPruneRetentionExitCode(t *testing.T) {
+	const old = "20260101T000000-aaaaaa"
+	home := cliHome(t, []string{old})
+	if n, err := pruneRetention(context.Background(), home, 24*time.Hour); n != 1 || err != nil {
 		t.Errorf("pruneRetention = %d, %v; want 1 run deleted", n, err)
 	}
-	st, err = store.Open(ctx, home)
-	if err != nil {
+	if err := os.Chmod(filepath.Join(home, "agent.db"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	runs, _ := st.ListRuns(ctx)
-	var ids []string
-	for _, r := range runs {
-		ids = append(ids, r.ID)
-	}
-	if got := strings.Join(ids, ","); got != "old-held,new" {
-		t.Errorf("runs left = %s, want old-held,new", got)
-	}
-	log, _ := st.AuditLog(ctx, "old-free")
-	if len(log) != 1 || log[0].Action != "delete" || !strings.Contains(log[0].Detail, "retention") {
-		t.Errorf("audit of the pruned run = %+v", log)
+	_, err := pruneRetention(context.Background(), home, 24*time.Hour)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != ExitUsage || !strings.Contains(err.Error(), "chmod") {
+		t.Errorf("pruneRetention with a 0644 journal = %v, want exit 2 naming chmod", err)
 	}
 }

@@ -91,11 +91,25 @@ func (f funcWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Observer sees each event after it is committed, and streamed text as it
-// arrives (for progress display). Either func may be nil.
+// Observer sees each event after it is committed, and streamed text and
+// tool-call arguments as they arrive, already redacted (for display). Any
+// func may be nil.
 type Observer struct {
 	Event func(event.Event)
 	Delta func(text string)
+	// CallDelta sees the arguments of a tool call as they stream in.
+	CallDelta func(CallDelta)
+}
+
+// CallDelta is a piece of a streaming tool call: its name and id when it
+// starts, fragments of its (redacted) arguments, and Done at its end.
+type CallDelta struct {
+	Step  int // the step whose answer carries the call
+	Index int
+	ID    string
+	Name  string
+	Text  string
+	Done  bool
 }
 
 // Outcome is how a run (or a resumed stretch of it) ended.

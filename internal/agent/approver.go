@@ -10,7 +10,9 @@ import (
 // ApprovalRequest carries everything a prompt shows a person.
 type ApprovalRequest struct {
 	// RunID is the run the call belongs to, so one approver serves every run.
-	RunID     string
+	RunID string
+	// Step is the model turn whose answer holds the call.
+	Step      int
 	CallID    string
 	Tool      string
 	Arguments string

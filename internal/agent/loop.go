@@ -96,6 +96,21 @@ func (r *Runner) flush(ctx context.Context, st *State, sync bool) error {
 	return nil
 }
 
+// RecordRollback journals a rollback of the run's files (and, with
+// rb.Conversation, of its conversation): the checkpoint of the state before
+// it, then the rollback itself, folded into st.
+func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.CheckpointData, rb *event.RollbackData) error {
+	if pre != nil { // nil: the conversation alone was rewound
+		if err := r.record(ctx, st, pre); err != nil {
+			return err
+		}
+	}
+	if err := r.record(ctx, st, rb); err != nil {
+		return err
+	}
+	return r.flush(ctx, st, false)
+}
+
 // Start journals the beginning of a new run and its prompt.
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
@@ -128,6 +143,16 @@ func (r *Runner) AddUserMessage(ctx context.Context, st *State, text string) err
 		return err
 	}
 	return r.flush(ctx, st, false)
+}
+
+// RevokeGrant journals that a person withdrew one of the run's grants (the
+// journal deletes the grant with the event, durably): the calls it covered
+// ask again.
+func (r *Runner) RevokeGrant(ctx context.Context, st *State, rule string) error {
+	if err := r.record(ctx, st, &event.GrantRevokedData{Rule: rule, Source: event.SourceUser}); err != nil {
+		return err
+	}
+	return r.flush(ctx, st, true)
 }
 
 func (r *Runner) maxSteps() int {
@@ -201,7 +226,10 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 	var usage Usage
 	asm := newCallAssembler(st.Step)
 	live := r.liveText()
-	defer live.Close()
+	defer func() { live.Close() }()
+	textOpen := false // text went to live since the last flush
+	shown := r.liveCalls()
+	defer shown.close()
 	for {
 		se, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -214,8 +242,17 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 		case EvTextDelta:
 			text.WriteString(se.Text)
 			io.WriteString(live, se.Text)
+			textOpen = true
 		case EvToolCallStart, EvToolCallDelta, EvToolCallEnd:
+			if textOpen {
+				// the text before a call is shown before the call: the
+				// redactor's held-back tail is let out now (a secret
+				// cannot continue across a tool call)
+				live.Close()
+				live, textOpen = r.liveText(), false
+			}
 			asm.add(se)
+			shown.add(st.Step, se)
 		case EvUsage:
 			usage = se.Usage
 		case EvError:
@@ -244,6 +281,55 @@ func (r *Runner) liveText() io.WriteCloser {
 		return red.NewStream(out)
 	}
 	return &bufferedRedact{r: r.Redactor, w: out}
+}
+
+// liveCalls shows streaming tool calls to the observer, each call's
+// arguments through its own streaming redactor.
+func (r *Runner) liveCalls() *callStreams {
+	return &callStreams{r: r, by: map[int]io.WriteCloser{}}
+}
+
+type callStreams struct {
+	r  *Runner
+	by map[int]io.WriteCloser
+}
+
+func (c *callStreams) add(step int, se StreamEvent) {
+	obs := c.r.Observer.CallDelta
+	if obs == nil {
+		return
+	}
+	switch se.Kind {
+	case EvToolCallStart:
+		idx, id, name := se.Index, se.ID, se.Name
+		obs(CallDelta{Step: step, Index: idx, ID: id, Name: name})
+		var w io.Writer = funcWriter(func(s string) { obs(CallDelta{Step: step, Index: idx, ID: id, Name: name, Text: s}) })
+		switch red := c.r.Redactor.(type) {
+		case nil:
+			c.by[idx] = nopWriteCloser{w}
+		case StreamRedactor:
+			c.by[idx] = red.NewStream(w)
+		default:
+			c.by[idx] = &bufferedRedact{r: c.r.Redactor, w: w}
+		}
+	case EvToolCallDelta:
+		if w := c.by[se.Index]; w != nil {
+			io.WriteString(w, se.Text)
+		}
+	case EvToolCallEnd:
+		if w := c.by[se.Index]; w != nil {
+			w.Close()
+			delete(c.by, se.Index)
+			obs(CallDelta{Step: step, Index: se.Index, Done: true})
+		}
+	}
+}
+
+func (c *callStreams) close() {
+	for i, w := range c.by {
+		w.Close()
+		delete(c.by, i)
+	}
 }
 
 type nopWriteCloser struct{ io.Writer }
@@ -347,7 +433,7 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 				return Outcome{Status: event.StatusFailed, Err: err}, true
 			}
 		}
-		req := ApprovalRequest{RunID: st.RunID, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
+		req := ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
 		dec, err := r.Approver.Approve(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -386,6 +472,8 @@ func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event
 	switch {
 	case a.Source == SourceUser && a.Note != "":
 		msg += ". The user said: " + a.Note
+	case a.Source == SourceUser && a.Reason != "":
+		msg += ": " + a.Reason // cancelled with the person's decision on another call
 	case a.Source == SourceUser:
 		msg += " (denied by the user)"
 	case a.Reason != "":
@@ -398,7 +486,7 @@ func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event
 	if err := r.toolResult(ctx, st, c.ID, event.ResultDenied, msg); err != nil {
 		return Outcome{Status: event.StatusFailed, Err: err}, true
 	}
-	if a.Source == SourceUser && a.Note == "" {
+	if a.Source == SourceUser && a.Note == "" && a.Reason == "" {
 		for len(st.Open) > 0 { // the turn ends: the other calls are not run
 			oc := st.Open[0]
 			if !oc.Journaled {

@@ -35,15 +35,19 @@ type Grants interface {
 	ActiveGrants(ctx context.Context, runID string, now time.Time) ([]string, error)
 }
 
-// Approver decides calls; the run is the request's.
+// Approver decides calls; the run is the request's, so one approver serves
+// every run of a process.
 type Approver struct {
-	Policy   *policy.Policy
-	Grants   Grants   // nil: no run grants
-	Prompter Prompter // nil: headless, a call that needs a person is pending
-	TTL      time.Duration
-	Tools    *tools.Registry
-	ToolEnv  *tools.Env
-	Now      func() time.Time
+	// Policy is the policy of every run, unless PolicyFor gives a run's own
+	// (its mode and rules as it started).
+	Policy    *policy.Policy
+	PolicyFor func(runID string) *policy.Policy
+	Grants    Grants   // nil: no run grants
+	Prompter  Prompter // nil: headless, a call that needs a person is pending
+	TTL       time.Duration
+	Tools     *tools.Registry
+	ToolEnv   *tools.Env
+	Now       func() time.Time
 }
 
 func (a *Approver) now() time.Time {
@@ -53,17 +57,34 @@ func (a *Approver) now() time.Time {
 	return time.Now()
 }
 
+// policy is the run's policy.
+func (a *Approver) policy(runID string) *policy.Policy {
+	if a.PolicyFor != nil {
+		if p := a.PolicyFor(runID); p != nil {
+			return p
+		}
+	}
+	return a.Policy
+}
+
+// Interactive reports whether a person may be asked (a Prompter is set).
+func (a *Approver) Interactive() bool { return a.Prompter != nil }
+
 // Approve implements agent.Approver.
 func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error) {
-	call := policy.MakeCall(req.Tool, req.Risk, json.RawMessage(req.Arguments), a.Policy.Workspace)
-	d := a.Policy.Decide(call)
+	pol := a.policy(req.RunID)
+	if pol == nil {
+		return agent.ApprovalDecision{}, fmt.Errorf("no approval policy for run %s", req.RunID)
+	}
+	call := policy.MakeCall(req.Tool, req.Risk, json.RawMessage(req.Arguments), pol.Workspace)
+	d := pol.Decide(call)
 	switch d.Action {
 	case policy.Allow:
 		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	case policy.Deny:
 		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
-	if rule, ok, err := a.granted(ctx, req.RunID, call); err != nil {
+	if rule, ok, err := a.granted(ctx, pol, req, call); err != nil {
 		return agent.ApprovalDecision{}, err
 	} else if ok {
 		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeRun, Source: agent.SourceUser, Rule: rule,
@@ -105,15 +126,24 @@ func GrantRule(tool string, args json.RawMessage) string {
 	return fmt.Sprintf("%s(%s)", tool, esc)
 }
 
-func (a *Approver) granted(ctx context.Context, runID string, call policy.Call) (string, bool, error) {
-	if a.Grants == nil || runID == "" {
+func (a *Approver) granted(ctx context.Context, pol *policy.Policy, req agent.ApprovalRequest, call policy.Call) (string, bool, error) {
+	if a.Grants == nil || req.RunID == "" {
 		return "", false, nil
 	}
-	rules, err := a.Grants.ActiveGrants(ctx, runID, a.now())
+	rules, err := a.Grants.ActiveGrants(ctx, req.RunID, a.now())
 	if err != nil || len(rules) == 0 {
 		return "", false, err
 	}
-	p, err := policy.New(policy.ModeAsk, rules, nil, a.Policy.Workspace)
+	// The person allowed exactly this call for the run: the same tool and
+	// main argument (a command line with a redirection too, which no allow
+	// rule could cover).
+	want := GrantRule(req.Tool, json.RawMessage(req.Arguments))
+	for _, r := range rules {
+		if r == want {
+			return r, true, nil
+		}
+	}
+	p, err := policy.New(policy.ModeAsk, rules, nil, pol.Workspace)
 	if err != nil {
 		return "", false, nil // a grant that no longer parses grants nothing
 	}

@@ -32,6 +32,10 @@ const (
 	// journaled (and fsynced) after the process exists and before it may do
 	// anything, so that resume can end what a crash left running.
 	CommandStarted Type = "command_started"
+	// GrantRevoked is an extension: a person withdrew an "allow for this
+	// run" grant before it expired; from then on the calls it covered ask
+	// again.
+	GrantRevoked Type = "grant_revoked"
 )
 
 // Event is one journaled fact about a run. Data holds the type's payload (one of
@@ -271,6 +275,13 @@ type ProcessReport struct {
 	Processes []ProcessInfo `json:"processes,omitempty"`
 }
 
+// GrantRevokedData withdraws a run grant: Rule is the grant's rule text as
+// the approval event recorded it.
+type GrantRevokedData struct {
+	Rule   string `json:"rule"`
+	Source Source `json:"source"`
+}
+
 // CommandStartedData identifies a run_command's process group: enough for a
 // later process to find what is left of it and to tell it from an unrelated
 // group that reuses the id.
@@ -339,6 +350,8 @@ func NewPayload(t Type) (Payload, error) {
 		return &RunFinishedData{}, nil
 	case CommandStarted:
 		return &CommandStartedData{}, nil
+	case GrantRevoked:
+		return &GrantRevokedData{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }
@@ -356,6 +369,7 @@ func (*ResumeData) EventType() Type           { return Resume }
 func (*ErrorData) EventType() Type            { return Error }
 func (*RunFinishedData) EventType() Type      { return RunFinished }
 func (*CommandStartedData) EventType() Type   { return CommandStarted }
+func (*GrantRevokedData) EventType() Type     { return GrantRevoked }
 
 // New returns the event of payload p for a run; seq and time are set when
 // the journal commits it.

@@ -96,6 +96,7 @@ const (
 	sqlUpdateRun = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer) WHERE id = ?`
 	sqlInsertCP  = `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created) SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`
 	sqlInsertGr  = `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`
+	sqlDeleteGr  = `DELETE FROM grants WHERE run_id = ? AND rule = ?`
 	sqlInsertAud = `INSERT INTO audit(time, run_id, action, call_id, detail) VALUES (?, ?, ?, ?, ?)`
 )
 
@@ -252,6 +253,10 @@ func (s *Store) insertEvent(ctx context.Context, stmt func(*sql.Tx, string) (*sq
 			if err := exec(sqlInsertGr, ev.RunID, x.Grant, ts, x.GrantExpires.UTC().Format(time.RFC3339Nano)); err != nil {
 				return fmt.Errorf("record grant: %w", err)
 			}
+		}
+	case *event.GrantRevokedData:
+		if err := exec(sqlDeleteGr, ev.RunID, x.Rule); err != nil {
+			return fmt.Errorf("revoke grant: %w", err)
 		}
 	}
 	if a, ok := auditFor(ev); ok {

@@ -96,9 +96,9 @@ func escapeLike(s string) string {
 	return r.Replace(s)
 }
 
-// ListRuns returns runs, oldest first.
+// ListRuns returns runs, newest first (as agent runs lists them).
 func (s *Store) ListRuns(ctx context.Context) ([]Run, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs ORDER BY started, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs ORDER BY started DESC, id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
@@ -129,6 +129,8 @@ func auditFor(ev *event.Event) (AuditEntry, bool) {
 			detail += "; note: " + d.Note
 		}
 		return AuditEntry{Action: "approval", CallID: d.CallID, Detail: detail}, true
+	case *event.GrantRevokedData:
+		return AuditEntry{Action: "grant_revoked", Detail: fmt.Sprintf("rule %s revoked by %s", d.Rule, d.Source)}, true
 	case *event.RollbackData:
 		return AuditEntry{Action: "rollback", Detail: fmt.Sprintf("to checkpoint %s (pre-rollback checkpoint %s), %d files, conversation=%t",
 			d.CheckpointID, d.Before, len(d.Files), d.Conversation)}, true

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gofrs/flock"
+
+	"agent/internal/checkpoint"
+	"agent/internal/event"
+	"agent/internal/store"
+)
+
+// RollbackResult says what a rollback did.
+type RollbackResult struct {
+	RunID string
+	// To is the checkpoint the files were put back to.
+	To string
+	// Before is the checkpoint taken of the state before the rollback:
+	// rolling back to it undoes the rollback.
+	Before  string
+	Changes []checkpoint.Change
+	// Files are the paths the rollback changed.
+	Files []string
+}
+
+// RollbackOptions say what a rollback puts back.
+type RollbackOptions struct {
+	// Files puts the workspace files back as they were at the checkpoint
+	// (the present state is checkpointed first, so this can be undone).
+	Files bool
+	// Conversation rewinds the run's conversation to the checkpoint's
+	// place in the journal (the trace keeps every event).
+	Conversation bool
+}
+
+// Rollback rolls a run back to a checkpoint. The run must not be driven by
+// another process; if it is the one this session drives (r), its state
+// takes the rollback in.
+func (s *Service) Rollback(ctx context.Context, checkpointID string, opt RollbackOptions, r *Run) (RollbackResult, error) {
+	return rollback(ctx, s.store, s.cps, checkpointID, opt, r)
+}
+
+// Rollback is Service.Rollback for a process that has only the journal
+// open (agent rollback).
+func Rollback(ctx context.Context, st *store.Store, checkpointID string, opt RollbackOptions) (RollbackResult, error) {
+	return rollback(ctx, st, nil, checkpointID, opt, nil)
+}
+
+// rollback uses open, when it is the shadow repository of the checkpoint's
+// workspace: one process must not hold two stores of one repository (each
+// caches the runs' heads).
+func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, checkpointID string, opt RollbackOptions, r *Run) (RollbackResult, error) {
+	if !opt.Files && !opt.Conversation {
+		return RollbackResult{}, usage("a rollback puts back the files, the conversation or both: say which")
+	}
+	cp, err := st.GetCheckpoint(ctx, checkpointID)
+	if err != nil {
+		return RollbackResult{}, err
+	}
+	run, err := st.GetRun(ctx, cp.RunID)
+	if err != nil {
+		return RollbackResult{}, err
+	}
+	ours := r != nil && r.id == run.ID
+	if !ours {
+		var l *flock.Flock
+		if l, err = TryLockRun(st.Home(), run.ID); err != nil {
+			return RollbackResult{}, err
+		}
+		defer l.Unlock()
+	}
+	step, last := run.Steps, run.LastSeq
+	if ours {
+		step, last = r.state.Step, r.state.LastSeq
+	}
+	if !opt.Files {
+		rb := &event.RollbackData{CheckpointID: cp.ID, Files: []string{}, Conversation: true, ToSeq: cp.Seq}
+		res := RollbackResult{RunID: run.ID, To: cp.ID, Files: []string{}}
+		if ours {
+			return res, r.s.runner.RecordRollback(ctx, r.state, nil, rb)
+		}
+		ev := event.New(run.ID, rb)
+		return res, st.Append(ctx, &ev)
+	}
+	repo := open
+	if repo == nil || repo.Workspace() != cp.Workspace {
+		if repo, err = checkpoint.Open(st.Home(), cp.Workspace); err != nil {
+			return RollbackResult{}, err
+		}
+		defer repo.Close()
+	}
+	pre, changes, err := repo.Rollback(ctx, cp.ID, checkpoint.Meta{RunID: run.ID, Kind: checkpoint.KindRollback, Step: step, Event: last})
+	if err != nil {
+		return RollbackResult{}, fmt.Errorf("rollback to %s: %w", cp.ID, err)
+	}
+	res := RollbackResult{RunID: run.ID, To: cp.ID, Before: pre.ID, Changes: changes, Files: []string{}}
+	for _, ch := range changes {
+		if ch.Action != checkpoint.ActionKept {
+			res.Files = append(res.Files, ch.Path)
+		}
+	}
+	preFiles := []string{}
+	if pre.Parent != "" {
+		if d, err := repo.Diff(ctx, pre.Parent, pre.ID); err == nil {
+			for _, ch := range d {
+				preFiles = append(preFiles, ch.Path)
+			}
+		}
+	}
+	preEv := &event.CheckpointData{CheckpointID: pre.ID, Kind: event.CheckpointRollback, Step: step, Files: preFiles}
+	rbEv := &event.RollbackData{CheckpointID: cp.ID, Files: res.Files, Conversation: opt.Conversation, Before: pre.ID, ToSeq: cp.Seq}
+	if ours {
+		if err := r.s.runner.RecordRollback(ctx, r.state, preEv, rbEv); err != nil {
+			return res, err
+		}
+		return res, nil
+	}
+	a, b := event.New(run.ID, preEv), event.New(run.ID, rbEv)
+	if err := st.Append(ctx, &a, &b); err != nil {
+		return res, err
+	}
+	return res, nil
+}

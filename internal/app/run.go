@@ -1,0 +1,231 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"agent/internal/agent"
+	"agent/internal/event"
+	"agent/internal/store"
+)
+
+// Run is a run this session drives: it holds the run's lock until Close.
+type Run struct {
+	s      *Service
+	id     string
+	prompt string // the run row's prompt, for a run killed before it was journaled
+	state  *agent.State
+	lock   *flock.Flock
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the stretch being driven
+}
+
+// ID is the run's id.
+func (r *Run) ID() string { return r.id }
+
+// State is the run's folded state. It is the loop's own: read it only
+// while the run is not being driven.
+func (r *Run) State() *agent.State { return r.state }
+
+// NewRun creates a run of prompt in the session's workspace, takes its lock
+// and journals its start; Drive then runs it. named, if set, is told the
+// run's id before anything is journaled (a frontend shows it first).
+func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID string)) (*Run, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return nil, usage("the request is empty")
+	}
+	id := store.NewRunID()
+	if named != nil {
+		named(id)
+	}
+	set := s.set
+	if err := s.setPolicy(id, set.Approval, set.Allow, set.Deny); err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateRun(ctx, store.Run{ID: id, Workspace: set.Workspace, Model: set.Model, Approval: set.Approval, Prompt: s.red.Redact(prompt)}); err != nil {
+		s.dropPolicy(id)
+		return nil, err
+	}
+	r := &Run{s: s, id: id, prompt: prompt}
+	if err := r.takeLock(); err != nil {
+		s.dropPolicy(id)
+		return nil, err
+	}
+	r.state = agent.NewState(id, set.Workspace, set.Model, set.Approval)
+	r.state.Allow, r.state.Deny = set.Allow, set.Deny
+	if err := s.runner.Start(ctx, r.state, prompt); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// PeekRun reads a run and its folded state without taking it over (to pick
+// the settings a resume needs, or to print a finished run's answer).
+func PeekRun(ctx context.Context, st *store.Store, id string) (store.Run, *agent.State, error) {
+	run, err := st.GetRun(ctx, id)
+	if err != nil {
+		return store.Run{}, nil, err
+	}
+	evs, err := st.Events(ctx, run.ID, 0)
+	if err != nil {
+		return store.Run{}, nil, err
+	}
+	return run, agent.Fold(run.ID, evs), nil
+}
+
+// OpenRun takes over an existing run of the session's workspace: its lock,
+// then its journal folded under the lock. The run keeps the approval rules
+// it started with; the session's deny rules are added.
+func (s *Service) OpenRun(ctx context.Context, id string) (*Run, error) {
+	row, err := s.store.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{s: s, id: row.ID, prompt: row.Prompt}
+	if err := r.takeLock(); err != nil {
+		return nil, err
+	}
+	evs, err := s.store.Events(ctx, row.ID, 0)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	st := agent.Fold(row.ID, evs)
+	if st.Approval == "" { // killed before run_started was journaled
+		st.Approval, st.Model, st.Workspace = s.set.Approval, s.set.Model, ""
+		st.Allow, st.Deny = s.set.Allow, s.set.Deny
+	}
+	r.state = st
+	if err := s.setPolicy(row.ID, s.set.Approval, st.Allow, append(append([]string{}, st.Deny...), s.set.Deny...)); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if err := s.runner.Begin(ctx, st, row.Prompt); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Run) takeLock() error {
+	l, err := TryLockRun(r.s.set.Home, r.id)
+	if err != nil {
+		return err
+	}
+	r.lock = l
+	return nil
+}
+
+// Close releases the run's lock; the run stays in the journal.
+func (r *Run) Close() {
+	r.s.dropPolicy(r.id)
+	if r.lock != nil {
+		r.lock.Unlock()
+		r.lock = nil
+	}
+}
+
+// Finished reports whether the run ended with a final answer or a person's
+// stop (nothing to continue without a new message).
+func (r *Run) Finished() bool {
+	return r.state.Status == event.StatusCompleted || r.state.Status == event.StatusStopped
+}
+
+// Resume prepares a run that crashed, was interrupted or paused: it says
+// what happens to every interrupted call (journaled as a resume event) and
+// records a person's decisions; Drive then continues it. A decision that
+// does not fit the run is a *UsageError.
+func (r *Run) Resume(ctx context.Context, opt agent.ResumeOptions) error {
+	if err := r.s.runner.Resume(ctx, r.state, opt); err != nil {
+		var re *agent.ResumeError
+		if errors.As(err, &re) {
+			return &UsageError{Err: err}
+		}
+		return err
+	}
+	return nil
+}
+
+// Message adds a person's message to the run's conversation; Drive then
+// continues it.
+func (r *Run) Message(ctx context.Context, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return usage("the message is empty")
+	}
+	if len(r.state.Open) > 0 {
+		ids := make([]string, len(r.state.Open))
+		for i, oc := range r.state.Open {
+			ids[i] = oc.Call.ID
+		}
+		return usage("run %s has calls without results (%s); decide them before adding a message", r.id, strings.Join(ids, ", "))
+	}
+	return r.s.runner.AddUserMessage(ctx, r.state, text)
+}
+
+// Drive runs the run until the model gives a final answer, the run fails,
+// is interrupted (Interrupt, or ctx), stops or pauses for a person. It
+// journals run_finished.
+func (r *Run) Drive(ctx context.Context) agent.Outcome {
+	ctx, cancel := context.WithCancel(ctx)
+	r.mu.Lock()
+	r.cancel = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.cancel = nil
+		r.mu.Unlock()
+		cancel()
+	}()
+	return r.s.runner.Run(ctx, r.state)
+}
+
+// Interrupt stops the stretch being driven, as a signal would: a model
+// request is abandoned, a running command's process group is killed, the
+// run ends interrupted and can be continued.
+func (r *Run) Interrupt() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel != nil {
+		r.cancel()
+	}
+}
+
+// PendingCalls are the ids of calls awaiting a person's decision.
+func (r *Run) PendingCalls() []string { return r.state.PendingCalls() }
+
+func (r *Run) String() string { return fmt.Sprintf("run %s", r.id) }
+
+// Grants are the run's "allow for this run" grants that have not expired.
+func (r *Run) Grants(ctx context.Context) ([]store.Grant, error) {
+	return r.s.store.Grants(ctx, r.id, time.Now())
+}
+
+// RevokeGrant withdraws one of the run's grants (journaled as
+// grant_revoked, an audit fact); the calls it covered ask again. A rule the
+// run has not granted is a *UsageError.
+func (r *Run) RevokeGrant(ctx context.Context, rule string) error {
+	r.mu.Lock()
+	driving := r.cancel != nil
+	r.mu.Unlock()
+	if driving {
+		return usage("run %s is being driven: interrupt it (Esc) before revoking a grant", r.id)
+	}
+	gs, err := r.Grants(ctx)
+	if err != nil {
+		return err
+	}
+	for _, g := range gs {
+		if g.Rule == rule {
+			return r.s.runner.RevokeGrant(ctx, r.state, rule)
+		}
+	}
+	return usage("run %s has no active grant %q", r.id, rule)
+}

@@ -1,0 +1,206 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"agent/internal/agent"
+	"agent/internal/agent/openai"
+	"agent/internal/approval"
+	"agent/internal/checkpoint"
+	"agent/internal/event"
+	"agent/internal/policy"
+	"agent/internal/redact"
+	"agent/internal/replay"
+	"agent/internal/store"
+	"agent/internal/tools"
+)
+
+// Options configure a Service.
+type Options struct {
+	Settings *Settings
+	// Prompter asks a person to decide a call (the TUI). Nil: headless, a
+	// call that needs a person pauses the run.
+	Prompter approval.Prompter
+	// Warn receives warnings for the person (nil: dropped).
+	Warn func(string)
+}
+
+// Service is one process's session: the journal, the shadow repository of
+// the workspace, the redactor, the model provider and the loop, with the
+// runs it drives (one at a time) and the subscribers of their updates.
+type Service struct {
+	set    *Settings
+	warn   func(string)
+	store  *store.Store
+	cps    *checkpoint.Store
+	red    *redact.Redactor
+	runner *agent.Runner
+	hub    hub
+
+	mu       sync.Mutex
+	policies map[string]*policy.Policy
+}
+
+// Open wires a session for the settings' workspace.
+func Open(ctx context.Context, opt Options) (*Service, error) {
+	set := opt.Settings
+	if set == nil {
+		return nil, errors.New("app: no settings")
+	}
+	warn := opt.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	prov, err := newProvider(set)
+	if err != nil {
+		return nil, err
+	}
+	st, err := OpenStore(ctx, set.Home)
+	if err != nil {
+		return nil, err
+	}
+	red, err := newRedactor(set)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	cps, err := checkpoint.Open(set.Home, set.Workspace)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open the checkpoint repository: %w", err)
+	}
+	s := &Service{set: set, warn: warn, store: st, cps: cps, red: red, policies: map[string]*policy.Policy{}}
+	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec}
+	reg := tools.Default()
+	s.runner = &agent.Runner{
+		Provider:     prov,
+		Tools:        reg,
+		Journal:      st,
+		Redactor:     red,
+		Checkpointer: checkpoint.Checkpointer{Store: cps},
+		Context:      &agent.ContextBuilder{Workspace: set.Workspace, Model: set.Model, Window: set.Window, Redactor: red},
+		Processes:    agent.OSProcesses{},
+		MaxSteps:     set.MaxSteps,
+		ToolEnv:      env,
+		Approver: &approval.Approver{
+			PolicyFor: s.policyFor, Grants: st, TTL: set.RunGrantTTL, Prompter: opt.Prompter,
+			Tools: reg, ToolEnv: env,
+		},
+		Observer: agent.Observer{
+			Event:     func(ev event.Event) { s.hub.publish(Update{Kind: UpdateEvent, Event: ev}) },
+			Delta:     func(text string) { s.hub.publish(Update{Kind: UpdateText, Text: text}) },
+			CallDelta: func(d agent.CallDelta) { s.hub.publish(Update{Kind: UpdateCall, Call: d}) },
+		},
+	}
+	env.Hidden = func(rel string) bool {
+		for _, p := range s.activePolicies() {
+			if _, denied := p.PathDenied("read_file", rel); denied {
+				return true
+			}
+		}
+		return false
+	}
+	return s, nil
+}
+
+// OpenStore opens the journal, with a permission problem of the state
+// directory as a *UsageError (its message names the chmod that fixes it).
+func OpenStore(ctx context.Context, home string) (*store.Store, error) {
+	st, err := store.Open(ctx, home)
+	if err != nil {
+		var pe *store.PermError
+		if errors.As(err, &pe) {
+			return nil, &UsageError{Err: err}
+		}
+		return nil, fmt.Errorf("open the journal: %w", err)
+	}
+	return st, nil
+}
+
+func newProvider(set *Settings) (agent.Provider, error) {
+	if set.Replay != "" {
+		sc, err := replay.Load(set.Replay)
+		if err != nil {
+			return nil, usage("--replay: %v", err)
+		}
+		p := replay.NewScripted(sc)
+		p.FollowConversation = true // so that resuming with the same script carries on
+		return p, nil
+	}
+	p, err := openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return p, nil
+}
+
+// Close releases the session.
+func (s *Service) Close() {
+	s.cps.Close()
+	s.store.Close()
+}
+
+// Settings are the session's settings.
+func (s *Service) Settings() *Settings { return s.set }
+
+// Store is the session's journal (for listings and reports).
+func (s *Service) Store() *store.Store { return s.store }
+
+// Checkpoints is the shadow repository of the session's workspace.
+func (s *Service) Checkpoints() *checkpoint.Store { return s.cps }
+
+// Redact redacts text with the session's redactor.
+func (s *Service) Redact(text string) string { return s.red.Redact(text) }
+
+// Notice is the one-time notice about the state directory, if any (a
+// directory others can read), and records that it was shown.
+func (s *Service) Notice() string {
+	n := s.store.Notice()
+	if n != "" {
+		if err := s.store.NoticeShown(); err != nil {
+			s.warn(fmt.Sprintf("could not record that the notice was shown: %v", err))
+		}
+	}
+	return n
+}
+
+// setPolicy makes the approval policy of a run from its mode and rules.
+func (s *Service) setPolicy(runID, mode string, allow, deny []string) error {
+	m, err := policy.ParseMode(mode)
+	if err != nil {
+		return usage("%v (set --approval or AGENT_APPROVAL)", err)
+	}
+	p, err := policy.New(m, allow, deny, s.set.Workspace)
+	if err != nil {
+		return usage("%v (fix the --allow/--deny flag or the [permissions] of your config file)", err)
+	}
+	s.mu.Lock()
+	s.policies[runID] = p
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Service) policyFor(runID string) *policy.Policy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.policies[runID]
+}
+
+func (s *Service) activePolicies() []*policy.Policy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*policy.Policy, 0, len(s.policies))
+	for _, p := range s.policies {
+		out = append(out, p)
+	}
+	return out
+}
+
+func (s *Service) dropPolicy(runID string) {
+	s.mu.Lock()
+	delete(s.policies, runID)
+	s.mu.Unlock()
+}

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"agent/internal/config"
+	"agent/internal/store"
+)
+
+// Flags are what a frontend was told on its command line; empty means
+// "not given".
+type Flags struct {
+	Dir      string // -C: the workspace
+	Model    string
+	BaseURL  string
+	Approval string
+	Allow    []string
+	Deny     []string
+	// Replay plays model turns from a script file instead of calling a model.
+	Replay string
+	// MaxSteps bounds the model requests of each stretch of a run (0: default).
+	MaxSteps int
+	// CommandTimeoutSec is run_command's default timeout (0: 120).
+	CommandTimeoutSec int
+}
+
+// Settings is the effective configuration of one session.
+type Settings struct {
+	Workspace string
+	Home      string
+	Model     string
+	BaseURL   string
+	APIKey    string
+	Approval  string
+	Allow     []string
+	Deny      []string
+	Window    int
+
+	RedactPII       bool
+	InternalDomains []string
+	Retention       time.Duration
+	Sample          float64
+	RunGrantTTL     time.Duration
+
+	Replay            string
+	MaxSteps          int
+	CommandTimeoutSec int
+}
+
+// LoadSettings resolves flag > environment > project file > user file >
+// default (internal/config). prior, when continuing a run, supplies the
+// run's own model and approval mode in place of file and default values.
+// The warnings are for the person (a project file that tried to loosen
+// approval, say).
+func LoadSettings(f Flags, prior *store.Run) (*Settings, []string, error) {
+	ws, err := ResolveWorkspace(f.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, warnings, err := config.Load(ws, config.Sources{Flags: config.Flags{
+		Model: f.Model, BaseURL: f.BaseURL, Approval: f.Approval, Allow: f.Allow, Deny: f.Deny,
+	}})
+	if err != nil {
+		return nil, nil, &UsageError{Err: err}
+	}
+	s := &Settings{
+		Workspace: ws, Home: cfg.Home, Model: cfg.Model, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
+		Approval: cfg.Approval.String(), Allow: cfg.Allow, Deny: cfg.Deny, Window: cfg.ContextWindow,
+		RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains, Retention: cfg.Retention,
+		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL,
+		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
+	}
+	if prior != nil {
+		if o := cfg.Origin["model"]; o != config.FromFlag && o != config.FromEnv && prior.Model != "" {
+			s.Model = prior.Model
+		}
+		if o := cfg.Origin["approval"]; o != config.FromFlag && o != config.FromEnv && prior.Approval != "" {
+			s.Approval = prior.Approval
+		}
+	}
+	if f.Replay == "" {
+		if err := cfg.CheckAPIKey(); err != nil {
+			return nil, warnings, &UsageError{Err: err}
+		}
+	}
+	return s, warnings, nil
+}
+
+// StateHome is $AGENT_HOME, else $XDG_STATE_HOME/agent, else
+// ~/.local/state/agent.
+func StateHome() (string, error) {
+	if h := os.Getenv("AGENT_HOME"); h != "" {
+		return h, nil
+	}
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", usage("cannot find the state directory: set AGENT_HOME")
+		}
+		base = filepath.Join(h, ".local", "state")
+	}
+	return filepath.Join(base, "agent"), nil
+}
+
+// ResolveWorkspace returns the absolute, symlink-resolved workspace: dir
+// (-C), else the git top-level of the current directory, else the current
+// directory.
+func ResolveWorkspace(dir string) (string, error) {
+	explicit := dir != ""
+	if !explicit {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("current directory: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usage("workspace %s: %v", dir, err)
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", usage("workspace %s does not exist (fix the -C path)", dir)
+	}
+	st, err := os.Stat(abs)
+	if err != nil || !st.IsDir() {
+		return "", usage("workspace %s is not a directory (fix the -C path)", dir)
+	}
+	if explicit {
+		return abs, nil
+	}
+	for d := abs; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs, nil
+		}
+		d = parent
+	}
+}

@@ -1,0 +1,343 @@
+package approve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"agent/internal/tui/textutil"
+	"agent/internal/tui/theme"
+)
+
+const (
+	defaultWidth = 80
+	labelW       = 6 // "file  ", "why   "
+	keyW         = 9 // "3/n/esc  "
+)
+
+// frame is the layout of the box for the current size and head.
+type frame struct {
+	cw      int      // content width inside border and padding
+	header  []string // styled, each cw wide at most
+	bodyH   int      // body rows shown
+	scroll  bool     // a scroll line is shown under the body
+	options []string // styled option rows, then the hint row
+}
+
+func (m *Model) contentWidth() int {
+	w := m.width
+	if w <= 0 {
+		w = defaultWidth
+	}
+	return max(1, w-m.box().GetHorizontalFrameSize())
+}
+
+func (m *Model) noteWidth() int {
+	return m.contentWidth() - keyW - len("note ") - 1
+}
+
+func (m *Model) layout() frame {
+	f := frame{cw: m.contentWidth()}
+	if len(m.queue) == 0 {
+		return f
+	}
+	head := m.queue[0]
+	f.header = m.header(head, f.cw)
+	f.options = m.optionRows(head, f.cw)
+	body := len(m.body())
+	// Rows the box needs besides the body: borders, header, two rules,
+	// the options and the hint.
+	fixed := func() int { return m.box().GetVerticalFrameSize() + len(f.header) + 2 + len(f.options) }
+	if m.height <= 0 {
+		f.bodyH = body
+		return f
+	}
+	// Too little room: the options stay, the header gives way (the ids
+	// first, then the reason, then the file); the title stays.
+	for len(f.header) > 1 && m.height-fixed() < min(body, 3) {
+		f.header = f.header[:len(f.header)-1]
+	}
+	avail := m.height - fixed()
+	if body > avail {
+		f.scroll = true
+		f.options[len(f.options)-1] = m.hintRow(f.cw, true)
+		avail--
+	}
+	f.bodyH = max(0, min(body, avail))
+	return f
+}
+
+// header is the title, the file, why it asks and the ids, most needed first.
+func (m *Model) header(r Request, cw int) []string {
+	th := m.th
+	title := th.WarnText.Render(theme.GlyphPending) + " " + th.Title.Render("Allow "+textutil.Shorten(textutil.OneLine(r.Tool), max(1, cw-22))+"?")
+	var right []string
+	if r.Risk != "" {
+		right = append(right, textutil.Shorten(textutil.OneLine(string(r.Risk)), 8))
+	}
+	if len(m.queue) > 1 {
+		right = append(right, fmt.Sprintf("1 of %d", len(m.queue)))
+	}
+	if len(right) > 0 {
+		tag := th.Dim.Render(strings.Join(right, " · "))
+		gap := cw - ansi.StringWidth(title) - ansi.StringWidth(tag)
+		if gap < 1 {
+			title = textutil.Fit(title, max(0, cw-ansi.StringWidth(tag)-1))
+			gap = 1
+		}
+		title += strings.Repeat(" ", gap) + tag
+	}
+	lines := []string{textutil.Fit(title, cw)}
+	labelled := func(label, text string, maxRows int) {
+		rows := textutil.Wrap(text, max(1, cw-labelW))
+		if len(rows) > maxRows {
+			rows = rows[:maxRows]
+			rows[maxRows-1] = textutil.Shorten(rows[maxRows-1]+" …", cw-labelW)
+		}
+		for i, row := range rows {
+			l := strings.Repeat(" ", labelW)
+			if i == 0 {
+				l = th.Dim.Render(fmt.Sprintf("%-*s", labelW, label))
+			}
+			lines = append(lines, l+th.Text.Render(row))
+		}
+	}
+	if r.Risk != RiskExec && r.Summary != "" {
+		labelled("file", textutil.OneLine(r.Summary), 2)
+	}
+	if r.Reason != "" {
+		labelled("why", textutil.OneLine(r.Reason), 3)
+	}
+	ids := []string{}
+	if r.RunID != "" {
+		ids = append(ids, "run "+textutil.OneLine(r.RunID))
+	}
+	if r.Step > 0 {
+		ids = append(ids, "step "+strconv.Itoa(r.Step))
+	}
+	if r.CallID != "" {
+		ids = append(ids, "call "+textutil.OneLine(r.CallID))
+	}
+	if len(ids) > 0 {
+		lines = append(lines, th.Faint.Render(textutil.Shorten(strings.Join(ids, " · "), cw)))
+	}
+	return lines
+}
+
+// optionRows are the four options, always in this order with these keys,
+// and the hint row under them.
+func (m *Model) optionRows(r Request, cw int) []string {
+	th := m.th
+	grant := textutil.OneLine(r.GrantLabel)
+	switch {
+	case grant == "":
+		grant = "allow for this run"
+	case !strings.HasPrefix(grant, "for "):
+		grant = "allow for this run: " + grant
+	default:
+		grant = "allow " + grant
+	}
+	labelW := max(1, cw-keyW)
+	var rows []string
+	add := func(keys, label string, style func(...string) string) {
+		for i, l := range textutil.Wrap(label, labelW) {
+			k := strings.Repeat(" ", keyW)
+			if i == 0 {
+				k = th.Key.Render(keys) + strings.Repeat(" ", keyW-len(keys))
+			}
+			rows = append(rows, k+style(l))
+		}
+	}
+	add("1/y", "allow once", th.Text.Render)
+	add("2/a", grant, th.Text.Render)
+	add("3/n/esc", "deny", th.Text.Render)
+	if m.noting {
+		rows = append(rows, th.Key.Render("4/tab")+strings.Repeat(" ", keyW-5)+th.Dim.Render("note ")+m.note.View())
+	} else {
+		add("4/tab", "deny with a note", th.Text.Render)
+	}
+	return append(rows, m.hintRow(cw, false))
+}
+
+// hintRow says which keys work now.
+func (m *Model) hintRow(cw int, scrollable bool) string {
+	th := m.th
+	switch {
+	case m.noting && m.noteMissing:
+		return th.WarnText.Render(textutil.Shorten("type a note first · esc back to the options", cw))
+	case m.noting:
+		return th.Faint.Render(textutil.Shorten("enter sends the note to the model · esc back to the options", cw))
+	case scrollable:
+		return th.Faint.Render(textutil.Shorten("1–4 choose · ↑↓ pgup pgdn home end scroll", cw))
+	}
+	return th.Faint.Render(textutil.Shorten("1–4 choose", cw))
+}
+
+// body is the head's diff or command, one styled row per screen line.
+func (m *Model) body() []string {
+	if len(m.queue) == 0 {
+		return nil
+	}
+	head := m.queue[0]
+	cw := m.contentWidth()
+	if m.cache.id == head.ID && m.cache.width == cw && m.cache.lines != nil {
+		return m.cache.lines
+	}
+	var lines []string
+	switch {
+	case head.Diff != "":
+		lines = m.diffLines(textutil.Visible(head.Diff), cw)
+	case head.Risk == RiskExec:
+		lines = m.commandLines(head, cw)
+	default:
+		lines = append(lines, m.th.Dim.Render("(no diff was given)"))
+		lines = append(lines, m.argLines(head.Arguments, cw)...)
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	m.cache = bodyCache{id: head.ID, width: cw, lines: lines}
+	return lines
+}
+
+func (m *Model) commandLines(r Request, cw int) []string {
+	th := m.th
+	var lines []string
+	for i, l := range textutil.Wrap(textutil.Visible(r.Summary), max(1, cw-2)) {
+		p := "  "
+		if i == 0 {
+			p = th.Key.Render("$ ")
+		}
+		lines = append(lines, p+th.Text.Bold(true).Render(l))
+	}
+	if args := m.argLines(r.Arguments, cw); len(args) > 0 {
+		lines = append(lines, "", th.Dim.Render("arguments"))
+		lines = append(lines, args...)
+	}
+	return lines
+}
+
+// argLines is the call's JSON arguments, indented, every byte shown.
+func (m *Model) argLines(args string, cw int) []string {
+	if strings.TrimSpace(args) == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	text := args
+	if json.Indent(&buf, []byte(args), "", "  ") == nil {
+		text = buf.String()
+	}
+	var out []string
+	for _, l := range textutil.Wrap(textutil.Visible(text), cw) {
+		out = append(out, m.th.Dim.Render(l))
+	}
+	return out
+}
+
+// diffLines renders the diff with the root's renderer, or plainly: +/- lines
+// in the theme's colours, long lines wrapped so nothing is hidden.
+func (m *Model) diffLines(diff string, cw int) []string {
+	if m.renderDiff != nil {
+		out := m.renderDiff(diff, cw, max(1, m.height))
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		for i, l := range lines {
+			if ansi.StringWidth(l) > cw {
+				lines[i] = ansi.Truncate(l, cw, "…")
+			}
+		}
+		return lines
+	}
+	return PlainDiff(m.th, diff, cw)
+}
+
+// PlainDiff renders a unified diff without a diff view: headers dim, hunk
+// headers, added and removed lines in the theme's colours, every line
+// wrapped at width.
+func PlainDiff(th *theme.Theme, diff string, width int) []string {
+	text, dim, hunk, add, del := paint(th.Text), paint(th.Dim), paint(th.HunkLine), paint(th.Add), paint(th.Del)
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+		style := text
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"),
+			strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
+			style = dim
+		case strings.HasPrefix(l, "@@"):
+			style = hunk
+		case strings.HasPrefix(l, "+"):
+			style = add
+		case strings.HasPrefix(l, "-"):
+			style = del
+		}
+		if ansi.StringWidth(l) <= width {
+			out = append(out, style(l))
+			continue
+		}
+		for _, row := range strings.Split(ansi.Hardwrap(l, max(1, width), true), "\n") {
+			out = append(out, style(row))
+		}
+	}
+	return out
+}
+
+// paint returns a function that styles text as style.Render would for a
+// single line without tabs, rendering the style once (a diff has thousands
+// of lines).
+func paint(style lipgloss.Style) func(string) string {
+	const probe = "x"
+	r := style.Render(probe)
+	i := strings.Index(r, probe)
+	if i < 0 {
+		return func(s string) string { return style.Render(s) }
+	}
+	pre, post := r[:i], r[i+len(probe):]
+	return func(s string) string { return pre + s + post }
+}
+
+// View renders the box: the header, the visible part of the body, a scroll
+// line when the body is longer, and the options pinned at the bottom.
+// It is "" when no request waits.
+func (m *Model) View() string {
+	if len(m.queue) == 0 {
+		return ""
+	}
+	f := m.layout()
+	th := m.th
+	rule := th.Faint.Render(strings.Repeat("─", f.cw))
+	rows := append([]string{}, f.header...)
+	rows = append(rows, rule)
+	body := m.body()
+	off := min(m.offset, max(0, len(body)-f.bodyH))
+	rows = append(rows, body[off:off+f.bodyH]...)
+	if f.scroll {
+		pos := "lines 0 of " + strconv.Itoa(len(body))
+		if f.bodyH > 0 {
+			pos = fmt.Sprintf("lines %d–%d of %d", off+1, off+f.bodyH, len(body))
+		}
+		more := ""
+		switch {
+		case off > 0 && off+f.bodyH < len(body):
+			more = " · ↑↓ more"
+		case off > 0:
+			more = " · ↑ more"
+		case off+f.bodyH < len(body):
+			more = " · ↓ more"
+		}
+		rows = append(rows, th.Dim.Render(textutil.Shorten(pos+more, f.cw)))
+	}
+	rows = append(rows, rule)
+	rows = append(rows, f.options...)
+	for i, r := range rows {
+		rows[i] = textutil.Fit(r, f.cw)
+	}
+	w := m.width
+	if w <= 0 {
+		w = defaultWidth
+	}
+	return textutil.DrawBox(m.box(), max(w, m.box().GetHorizontalFrameSize()+1), rows)
+}

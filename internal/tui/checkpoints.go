@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"agent/internal/app"
+	"agent/internal/event"
+	"agent/internal/tui/drawer"
+)
+
+// checkpointsMsg carries the run's checkpoints into the drawer.
+type checkpointsMsg struct {
+	list []drawer.Checkpoint
+	err  error
+}
+
+// previewMsg carries a checkpoint's diff to the newest state.
+type previewMsg struct{ id, diff string }
+
+// openCheckpoints opens the drawer and loads the run's checkpoints, each
+// with the lines its call added and removed.
+func (m *model) openCheckpoints() tea.Cmd {
+	m.overlay = overlayCheckpoints
+	id := m.runID()
+	if id == "" {
+		m.cpDrawer.SetCheckpoints(nil)
+		return nil
+	}
+	st, repo, ctx := m.svc.Store(), m.svc.Checkpoints(), m.ctx
+	tools := map[string]string{}
+	for cid, e := range m.tr.cards {
+		tools[cid] = e.tool
+	}
+	return func() tea.Msg {
+		rows, err := st.Checkpoints(ctx, id)
+		if err != nil {
+			return checkpointsMsg{err: err}
+		}
+		out := make([]drawer.Checkpoint, 0, len(rows))
+		before := map[string]string{}
+		for _, c := range rows {
+			cp := drawer.Checkpoint{ID: c.ID, Step: c.Step, CallID: c.CallID, Tool: tools[c.CallID],
+				Kind: drawer.Kind(c.Kind), Files: c.Files, Time: c.Created}
+			if c.Kind == string(event.CheckpointBefore) {
+				before[c.CallID] = c.ID
+			}
+			if b, ok := before[c.CallID]; ok && c.Kind == string(event.CheckpointAfter) && len(c.Files) > 0 {
+				if p, err := repo.Patch(ctx, b, c.ID); err == nil {
+					cp.Added, cp.Removed = countLines(p)
+				}
+			}
+			out = append(out, cp)
+		}
+		return checkpointsMsg{list: out}
+	}
+}
+
+// countLines counts a patch's added and removed lines.
+func countLines(patch string) (added, removed int) {
+	for _, l := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+	}
+	return added, removed
+}
+
+// preview computes the diff from a checkpoint to the run's newest one.
+func (m *model) preview(id string) tea.Cmd {
+	run := m.runID()
+	repo, ctx := m.svc.Checkpoints(), m.ctx
+	return func() tea.Msg {
+		head, err := repo.Head(run)
+		if err != nil {
+			return previewMsg{id: id, diff: "(no preview: " + err.Error() + ")"}
+		}
+		if head.ID == id {
+			return previewMsg{id: id, diff: "(this is the newest checkpoint: nothing changed since)"}
+		}
+		p, err := repo.Patch(ctx, id, head.ID)
+		if err != nil {
+			return previewMsg{id: id, diff: "(no preview: " + err.Error() + ")"}
+		}
+		if p == "" {
+			p = "(no file differs from the newest checkpoint)"
+		}
+		return previewMsg{id: id, diff: p}
+	}
+}
+
+// rollback rolls the run back to a checkpoint: its files, its
+// conversation, or both.
+func (m *model) rollback(r drawer.RollbackMsg) tea.Cmd {
+	if m.phase != phaseIdle || m.run == nil {
+		m.flash = "a run is in progress: Esc interrupts it first"
+		return nil
+	}
+	svc, run, ctx := m.svc, m.run, m.ctx
+	return func() tea.Msg {
+		res, err := svc.Rollback(ctx, r.ID, app.RollbackOptions{Files: r.Code, Conversation: r.Conversation}, run)
+		return rollbackDoneMsg{res: res, err: err}
+	}
+}

@@ -1,0 +1,145 @@
+// Package drawer owns the TUI's two drawers: the context drawer (the last
+// model request's context layer by layer: tokens, share of the window,
+// items, what was dropped and why) and the checkpoint drawer (the run's
+// checkpoints with step, call, files and +/−, a preview of the diff to now,
+// and rollback of code, conversation or both behind a confirmation).
+//
+// Both are overlays: what they show never enters the transcript or the
+// model's context. They get plain data from the root and answer with typed
+// messages (CloseMsg, PreviewMsg, RollbackMsg); they must not import the
+// agent, the app layer or other TUI components, roll anything back by
+// themselves, or log what they show.
+package drawer
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"agent/internal/tui/textutil"
+	"agent/internal/tui/theme"
+)
+
+// Which names a drawer.
+type Which int
+
+// The drawers.
+const (
+	ContextDrawerID Which = iota + 1
+	CheckpointDrawerID
+)
+
+func (w Which) String() string {
+	switch w {
+	case ContextDrawerID:
+		return "context"
+	case CheckpointDrawerID:
+		return "checkpoints"
+	}
+	return "unknown"
+}
+
+// CloseMsg asks the root to close a drawer (the person pressed esc).
+type CloseMsg struct{ Which Which }
+
+// DiffRenderer renders a whole unified diff for a width (the diff view).
+// The drawer scrolls the lines it returns and cuts any longer than width;
+// height is the rows the preview has, a hint.
+type DiffRenderer func(diff string, width, height int) string
+
+// Options configure a drawer.
+type Options struct {
+	Theme *theme.Theme // nil: the dark theme
+	// RenderDiff renders the checkpoint preview (nil: a plain view with
+	// +/- lines coloured).
+	RenderDiff DiffRenderer
+}
+
+const defaultWidth = 80
+
+func themeOf(o Options) *theme.Theme {
+	if o.Theme == nil {
+		return theme.New(true, false)
+	}
+	return o.Theme
+}
+
+// boxed renders rows (each fitted to the content width) in the theme's box
+// of width w.
+func boxed(th *theme.Theme, w int, rows []string) string {
+	cw := contentWidth(th, w)
+	for i, r := range rows {
+		rows[i] = textutil.Fit(r, cw)
+	}
+	return textutil.DrawBox(th.Box, max(w, th.Box.GetHorizontalFrameSize()+1), rows)
+}
+
+func contentWidth(th *theme.Theme, w int) int {
+	if w <= 0 {
+		w = defaultWidth
+	}
+	return max(1, w-th.Box.GetHorizontalFrameSize())
+}
+
+func boxWidth(w int) int {
+	if w <= 0 {
+		return defaultWidth
+	}
+	return w
+}
+
+// window returns the rows of body shown from off in h rows, off clamped.
+func window(body []string, off, h int) ([]string, int) {
+	h = max(0, min(h, len(body)))
+	off = min(max(0, off), len(body)-h)
+	return body[off : off+h], off
+}
+
+// plainDiff renders a unified diff without a diff view: headers dim, hunk
+// headers, added and removed lines in the theme's colours, every line
+// wrapped at width so nothing is hidden.
+func plainDiff(th *theme.Theme, diff string, width int) []string {
+	text, dim, hunk, add, del := paint(th.Text), paint(th.Dim), paint(th.HunkLine), paint(th.Add), paint(th.Del)
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+		style := text
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"),
+			strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
+			style = dim
+		case strings.HasPrefix(l, "@@"):
+			style = hunk
+		case strings.HasPrefix(l, "+"):
+			style = add
+		case strings.HasPrefix(l, "-"):
+			style = del
+		}
+		if ansi.StringWidth(l) <= width {
+			out = append(out, style(l))
+			continue
+		}
+		for _, row := range wrapHard(l, width) {
+			out = append(out, style(row))
+		}
+	}
+	return out
+}
+
+// paint returns a function that styles text as style.Render would for a
+// single line without tabs, rendering the style once (a diff has thousands
+// of lines).
+func paint(style lipgloss.Style) func(string) string {
+	const probe = "x"
+	r := style.Render(probe)
+	i := strings.Index(r, probe)
+	if i < 0 {
+		return func(s string) string { return style.Render(s) }
+	}
+	pre, post := r[:i], r[i+len(probe):]
+	return func(s string) string { return pre + s + post }
+}
+
+func wrapHard(s string, width int) []string {
+	return strings.Split(ansi.Hardwrap(s, max(1, width), true), "\n")
+}

@@ -1,0 +1,545 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"agent/internal/agent"
+	"agent/internal/app"
+	"agent/internal/approval"
+	"agent/internal/event"
+	"agent/internal/tui/approve"
+	"agent/internal/tui/composer"
+	"agent/internal/tui/diffview"
+	"agent/internal/tui/drawer"
+	"agent/internal/tui/help"
+	"agent/internal/tui/picker"
+	"agent/internal/tui/theme"
+)
+
+// phase is what the session is doing, for the keys and the status bar.
+type phase uint8
+
+const (
+	phaseIdle phase = iota
+	phaseStarting
+	phaseRunning
+	phaseQuitting
+)
+
+// overlay is what covers the transcript, if anything.
+type overlay uint8
+
+const (
+	overlayNone overlay = iota
+	overlayHelp
+	overlayContext
+	overlayCheckpoints
+	overlayPicker
+	overlayDiff
+)
+
+// model is the root model. It is used through a pointer: the program and
+// the commands it starts share it.
+type model struct {
+	ctx  context.Context
+	svc  *app.Service
+	br   *bridge
+	opt  Options
+	th   *theme.Theme
+	dark bool
+
+	width, height int
+
+	tr      *transcriptState
+	run     *app.Run
+	phase   phase
+	queued  []string // messages typed while a run is driven
+	overlay overlay
+	picker  *picker.Model // the open picker (overlayPicker)
+	pick    pickKind
+
+	input composer.Model
+	dv    *diffview.Renderer // draws diffs in cards, the prompt and the checkpoint preview
+	diff  *diffview.Model    // /diff: the run's changes so far
+
+	// approvals waiting for the person: the prompt shows them, replies
+	// holds each one's answer channel by request id
+	approve    *approve.Model
+	replies    map[string]askMsg
+	askSeq     int
+	deniedTurn struct {
+		run  string
+		step int
+	} // a denial with a note ends the rest of that turn's asks
+	now func() time.Time
+
+	ctxDrawer *drawer.ContextDrawer
+	cpDrawer  *drawer.CheckpointDrawer
+	help      *help.Model
+
+	ctrlC   time.Time // the first ctrl+c, for "twice quits"
+	prefixX bool      // ctrl+x pressed: the next key picks a drawer
+	lastEsc time.Time // Esc Esc opens the checkpoints
+	mouse   bool
+	flash   string
+}
+
+// askGuard is how long after an approval prompt opens its keys are ignored,
+// so a keystroke meant for the composer cannot approve.
+const askGuard = 300 * time.Millisecond
+
+func newModel(ctx context.Context, svc *app.Service, br *bridge, opt Options) *model {
+	dark := true
+	m := &model{ctx: ctx, svc: svc, br: br, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
+		now: time.Now, replies: map[string]askMsg{}}
+	m.input = m.newComposer()
+	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
+	m.tr = newTranscript(m.th, m.renderDiff)
+	m.themed()
+	return m
+}
+
+// newComposer makes the composer for the current theme.
+func (m *model) newComposer() composer.Model {
+	set := m.svc.Settings()
+	c := composer.New(m.ctx, composer.Options{Theme: m.th, Files: composer.WorkspaceFiles(set.Workspace),
+		HistoryPath: filepath.Join(set.Home, "history.jsonl"), HistoryRedact: m.svc.Redact, Inline: true})
+	c.Focus()
+	return c
+}
+
+// themed builds the components for the current theme (at start, and when
+// the terminal reports its background).
+func (m *model) themed() {
+	now := func() time.Time { return m.now() }
+	var queued []approve.Request
+	if m.approve != nil {
+		for m.approve.Active() {
+			r, _ := m.approve.Head()
+			queued = append(queued, r)
+			m.approve.Drop(r.ID)
+		}
+	}
+	m.dv.SetTheme(m.th)
+	m.approve = approve.New(approve.Options{Theme: m.th, Now: now, Guard: askGuard, RenderDiff: m.dv.Render})
+	for _, r := range queued {
+		m.approve.Push(r)
+	}
+	m.ctxDrawer = drawer.NewContext(drawer.Options{Theme: m.th})
+	m.cpDrawer = drawer.NewCheckpoints(drawer.Options{Theme: m.th, RenderDiff: m.dv.Render})
+	var cmds []help.Command
+	for _, c := range composer.DefaultCommands() {
+		name := "/" + string(c.Name)
+		for _, a := range c.Aliases {
+			name += " /" + a
+		}
+		cmds = append(cmds, help.Command{Name: name, Args: c.Args, Summary: c.Help})
+	}
+	m.help = help.New(help.Options{Theme: m.th, Commands: cmds})
+	m.input.SetTheme(m.th)
+	if m.tr != nil {
+		m.tr.view.SetTheme(m.th, nil)
+	}
+	m.layout()
+}
+
+// layout gives the components their sizes.
+func (m *model) layout() {
+	if m.width == 0 {
+		return
+	}
+	m.approve.SetSize(m.width, max(8, m.height*2/3))
+	m.ctxDrawer.SetSize(m.width, m.height-2)
+	m.cpDrawer.SetSize(m.width, m.height-2)
+	m.help.SetSize(m.width, m.height-2)
+	if m.picker != nil {
+		m.picker.SetSize(m.width, min(m.height-2, 20))
+	}
+	if m.diff != nil {
+		m.diff.SetSize(m.width, max(3, m.height-1))
+	}
+	m.input.SetSize(m.width, max(3, m.height/3))
+}
+
+func envOf(opt Options) []string {
+	if opt.Env != nil {
+		return opt.Env
+	}
+	return nil
+}
+
+func (m *model) runID() string {
+	if m.run != nil {
+		return m.run.ID()
+	}
+	return ""
+}
+
+// shutdown releases the run after the program ended.
+func (m *model) shutdown() {
+	if m.run != nil {
+		m.run.Close()
+	}
+}
+
+// Init asks the terminal's background colour and, when resuming, opens the run.
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.input.Init()}
+	if m.opt.ResumeID != "" {
+		m.phase = phaseStarting
+		cmds = append(cmds, m.openRun(m.opt.ResumeID, m.opt.Resume, m.opt.Message))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Messages of the run lifecycle.
+type (
+	// runOpenedMsg: a run was created or taken over.
+	runOpenedMsg struct {
+		run     *app.Run
+		history []event.Event // the journal so far, when reopened
+		resume  agent.ResumeOptions
+		message string
+		err     error
+	}
+	// driveDoneMsg: a stretch of the run ended.
+	driveDoneMsg struct{ out agent.Outcome }
+	// rollbackDoneMsg: a rollback ended.
+	rollbackDoneMsg struct {
+		res app.RollbackResult
+		err error
+	}
+)
+
+// probeMsg runs a function on the model on the program's goroutine: tests
+// look at (and set) the model's state this way without a data race.
+type probeMsg func(*model)
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	m.input.SetBusy(m.phase == phaseRunning || m.phase == phaseStarting)
+	return m, cmd
+}
+
+func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case probeMsg:
+		msg(m)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.dark = msg.IsDark()
+		m.th = theme.New(m.dark, m.th.NoColor)
+		m.themed()
+		return m, nil
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case approve.DecisionMsg:
+		m.decided(msg)
+		return m, nil
+	case drawer.CloseMsg:
+		m.overlay = overlayNone
+		return m, nil
+	case help.CloseMsg, picker.ClosedMsg:
+		m.overlay = overlayNone
+		return m, nil
+	case picker.ChosenMsg:
+		return m, m.onPicked(msg)
+	case diffMsg:
+		return m, m.onDiff(msg)
+	case diffview.HighlightMsg:
+		if m.diff != nil && msg.ID == diffID {
+			var cmd tea.Cmd
+			m.diff, cmd = m.diff.Update(msg)
+			return m, cmd
+		}
+		return m, nil
+	case diffview.FullscreenMsg:
+		return m, nil // /diff already takes the screen
+	case runsMsg, grantsMsg, revokedMsg, exportedMsg:
+		return m, m.onPickerData(msg)
+	case drawer.PreviewMsg:
+		return m, m.preview(msg.ID)
+	case previewMsg:
+		m.cpDrawer.SetPreview(msg.id, msg.diff)
+		return m, nil
+	case drawer.RollbackMsg:
+		return m, m.rollback(msg)
+	case updateMsg:
+		m.onUpdate(msg.u)
+		return m, nil
+	case askMsg:
+		return m, m.onAsk(msg)
+	case warnMsg:
+		m.tr.notice("warning: %s", msg.text)
+		return m, nil
+	case runOpenedMsg:
+		return m, m.onRunOpened(msg)
+	case driveDoneMsg:
+		return m, m.onDriveDone(msg)
+	case checkpointsMsg:
+		m.cpDrawer.SetCheckpoints(msg.list)
+		if msg.err != nil {
+			m.flash = "checkpoints: " + msg.err.Error()
+		}
+		return m, nil
+	case rollbackDoneMsg:
+		if msg.err != nil {
+			m.tr.add(&entry{kind: itemError, text: "rollback failed: " + msg.err.Error()})
+		} else {
+			m.flash = fmt.Sprintf("rolled back %d files; %s undo rollback is in /checkpoints", len(msg.res.Files), theme.GlyphUndo)
+		}
+		m.overlay = overlayNone
+		return m, m.openCheckpoints()
+	case tea.PasteMsg:
+		if m.approve.Active() {
+			var cmd tea.Cmd
+			m.approve, cmd = m.approve.Update(msg)
+			return m, cmd
+		}
+		return m.passToInput(msg)
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	case composer.SubmitMsg:
+		return m, m.submitted(msg)
+	case tea.MouseWheelMsg:
+		m.tr.view.Update(msg)
+		return m, nil
+	}
+	return m.passToInput(msg)
+}
+
+func (m *model) passToInput(msg tea.Msg) (tea.Model, tea.Cmd) {
+	return m, m.updateInput(msg)
+}
+
+// updateInput gives msg to the composer and acts on what it submitted.
+func (m *model) updateInput(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if s, ok := m.input.TakeSubmit(); ok {
+		return tea.Batch(cmd, m.submitted(s))
+	}
+	return cmd
+}
+
+func (m *model) onUpdate(u app.Update) {
+	switch u.Kind {
+	case app.UpdateEvent:
+		if m.run != nil && u.Event.RunID != m.run.ID() {
+			return
+		}
+		m.tr.apply(u.Event)
+	case app.UpdateText:
+		m.tr.delta(u.Text)
+	case app.UpdateCall:
+		m.tr.callDelta(u.Call)
+	}
+}
+
+// onAsk queues an approval request; a request of a turn whose earlier call
+// the person denied with a note is denied at once: the note ends the turn's
+// other calls.
+func (m *model) onAsk(a askMsg) tea.Cmd {
+	if m.deniedTurn.run != "" && m.deniedTurn.run == a.req.RunID && m.deniedTurn.step == a.req.Step {
+		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce,
+			Reason: "cancelled: the person denied an earlier call of this turn with a note, which cancels the rest of the turn"}
+		return nil
+	}
+	if c := m.tr.cards[a.req.CallID]; c != nil {
+		c.status = cardAwaiting // the prompt shows the diff; the card gets it with the result
+		m.tr.sync(c)
+	}
+	m.askSeq++
+	id := fmt.Sprintf("%s#%d", a.req.CallID, m.askSeq)
+	m.replies[id] = a
+	risk := approve.RiskExec
+	if a.req.Risk == event.RiskWrite {
+		risk = approve.RiskWrite
+	}
+	set := m.svc.Settings()
+	ttl := set.RunGrantTTL
+	if ttl <= 0 {
+		ttl = time.Hour
+	}
+	m.approve.Push(approve.Request{ID: id, RunID: a.req.RunID, Step: a.req.Step, CallID: a.req.CallID, Tool: a.req.Tool,
+		Risk: risk, Summary: summarize(a.req.Tool, a.req.Arguments), Arguments: a.req.Arguments, Diff: a.req.Diff,
+		Reason: a.req.Reason, GrantLabel: fmt.Sprintf("for this run: %s until %s",
+			approval.GrantRule(a.req.Tool, json.RawMessage(a.req.Arguments)), m.now().Add(ttl).Format("15:04"))})
+	return nil
+}
+
+// decided answers the approval the person decided.
+func (m *model) decided(d approve.DecisionMsg) {
+	a, ok := m.replies[d.ID]
+	if !ok {
+		return
+	}
+	delete(m.replies, d.ID)
+	dec := agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce}
+	switch d.Choice {
+	case approve.AllowOnce:
+		dec.Decision = event.Allow
+	case approve.AllowRun:
+		dec.Decision, dec.Scope = event.Allow, event.ScopeRun
+	case approve.DenyWithNote:
+		dec.Note = d.Note
+		m.deniedTurn.run, m.deniedTurn.step = a.req.RunID, a.req.Step
+	case approve.Deny:
+		// set when the prompt denied a queued call because an earlier one was
+		// denied with a note: the system's reason, not the person's words
+		dec.Reason = d.Note
+	}
+	if c := m.tr.cards[a.req.CallID]; c != nil && c.status == cardAwaiting {
+		c.status = cardPending
+		if dec.Decision == event.Deny {
+			c.status = cardDenied
+		}
+		m.tr.sync(c)
+	}
+	a.reply <- dec
+}
+
+// asking reports whether an approval waits for the person.
+func (m *model) asking() bool { return m.approve.Active() }
+
+// submitted handles what the composer sends: a slash command, or text
+// with the files attached with @.
+func (m *model) submitted(msg composer.SubmitMsg) tea.Cmd {
+	if msg.Command != nil {
+		return m.slash(string(msg.Command.Name), msg.Command.Args)
+	}
+	return m.submit(withAttachments(m.svc.Settings().Workspace, msg.Text, msg.Attachments))
+}
+
+// submit sends text: a new run's prompt, or a follow-up message of the run.
+func (m *model) submit(text string) tea.Cmd {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	if m.phase == phaseRunning || m.phase == phaseStarting {
+		m.queued = append(m.queued, text)
+		m.flash = fmt.Sprintf("queued: sent when the model is done (%d waiting)", len(m.queued))
+		return nil
+	}
+	m.tr.view.GotoBottom()
+	if m.run == nil {
+		m.phase = phaseStarting
+		return m.newRun(text)
+	}
+	m.phase = phaseRunning
+	return m.message(text)
+}
+
+func (m *model) newRun(prompt string) tea.Cmd {
+	svc, ctx := m.svc, m.ctx
+	return func() tea.Msg {
+		r, err := svc.NewRun(ctx, prompt, nil)
+		return runOpenedMsg{run: r, err: err}
+	}
+}
+
+func (m *model) openRun(id string, opt agent.ResumeOptions, message string) tea.Cmd {
+	svc, ctx := m.svc, m.ctx
+	return func() tea.Msg {
+		r, err := svc.OpenRun(ctx, id)
+		if err != nil {
+			return runOpenedMsg{err: err}
+		}
+		hist, err := svc.Store().Events(ctx, r.ID(), 0)
+		if err != nil {
+			r.Close()
+			return runOpenedMsg{err: err}
+		}
+		return runOpenedMsg{run: r, history: hist, resume: opt, message: message}
+	}
+}
+
+func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.phase = phaseIdle
+		m.tr.add(&entry{kind: itemError, text: msg.err.Error()})
+		return nil
+	}
+	m.run = msg.run
+	if msg.history != nil {
+		// A reopened run: its transcript from the journal, then what the
+		// resume decides, then it goes on.
+		for _, ev := range msg.history {
+			m.tr.apply(ev)
+		}
+		m.phase = phaseRunning
+		r, opt, message := m.run, msg.resume, msg.message
+		ctx := m.ctx
+		if r.Finished() && message == "" && opt.Approve == "" && opt.Deny == "" {
+			m.phase = phaseIdle
+			return nil
+		}
+		return func() tea.Msg {
+			if err := r.Resume(ctx, opt); err != nil {
+				return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+			}
+			if message != "" {
+				if err := r.Message(ctx, message); err != nil {
+					return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+				}
+			}
+			return driveDoneMsg{out: r.Drive(ctx)}
+		}
+	}
+	m.phase = phaseRunning
+	return m.drive()
+}
+
+func (m *model) drive() tea.Cmd {
+	r, ctx := m.run, m.ctx
+	return func() tea.Msg { return driveDoneMsg{out: r.Drive(ctx)} }
+}
+
+func (m *model) message(text string) tea.Cmd {
+	r, ctx := m.run, m.ctx
+	return func() tea.Msg {
+		if err := r.Message(ctx, text); err != nil {
+			return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+		}
+		return driveDoneMsg{out: r.Drive(ctx)}
+	}
+}
+
+func (m *model) onDriveDone(msg driveDoneMsg) tea.Cmd {
+	quitting := m.quitting()
+	m.phase = phaseIdle
+	m.flash = "" // "interrupting…", "queued: …" are over
+	out := msg.out
+	if out.Err != nil && out.Status == event.StatusFailed && m.tr.status != event.StatusFailed {
+		m.tr.add(&entry{kind: itemError, text: out.Err.Error()})
+	}
+	if out.Status == event.StatusStopped {
+		m.tr.notice("stopped: you denied a call; say what to do instead, and the run goes on")
+	}
+	if out.Status == event.StatusInterrupted {
+		m.tr.notice("interrupted; type to continue, or quit and run: agent resume %s", m.runID())
+	}
+	if quitting {
+		m.phase = phaseQuitting
+		return tea.Quit
+	}
+	if len(m.queued) > 0 && m.run != nil {
+		text := m.queued[0]
+		m.queued = m.queued[1:]
+		m.phase = phaseRunning
+		return m.message(text)
+	}
+	return nil
+}
+
+func (m *model) quitting() bool { return m.phase == phaseQuitting }

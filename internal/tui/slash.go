@@ -1,0 +1,71 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"agent/internal/tui/drawer"
+)
+
+func (m *model) slash(name, args string) tea.Cmd {
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	switch name {
+	case "/help":
+		m.overlay = overlayHelp
+	case "/context":
+		m.openContext()
+	case "/checkpoints", "/rewind":
+		return m.openCheckpoints()
+	case "/new":
+		if m.phase != phaseIdle {
+			m.flash = "a run is in progress: Esc interrupts it first"
+			return nil
+		}
+		m.tr = newTranscript(m.th, m.renderDiff)
+		if m.run != nil {
+			m.tr.notice("a new run starts with your next message; run %s stays resumable: agent resume %s", m.run.ID(), m.run.ID())
+			m.run.Close()
+			m.run = nil
+		}
+	case "/quit", "/exit":
+		return m.quit()
+	case "/diff":
+		return m.openDiff()
+	case "/approvals":
+		return m.openPicker(pickGrants)
+	case "/resume":
+		return m.openPicker(pickRuns)
+	case "/export":
+		return m.export(strings.TrimSpace(args))
+	case "/status", "/model":
+		set := m.svc.Settings()
+		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out", set.Model, set.Approval, orNone(m.runID()),
+			m.tr.tokens.Input, m.tr.tokens.Output)
+	default:
+		m.flash = fmt.Sprintf("unknown command %s: /help lists them", name)
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none yet"
+	}
+	return s
+}
+
+// openContext shows the context report of the last model request.
+func (m *model) openContext() {
+	c := m.tr.context
+	layers := make([]drawer.Layer, len(c.Layers))
+	for i, l := range c.Layers {
+		layers[i] = drawer.Layer{Name: l.Name, Tokens: l.Tokens, Items: l.Items}
+	}
+	m.ctxDrawer.SetContext(drawer.Context{Step: m.tr.lastStep, Budget: c.Budget, Window: m.svc.Settings().Window,
+		Total: c.TotalTokens, Layers: layers})
+	m.overlay = overlayContext
+}

@@ -1,0 +1,169 @@
+// Package textutil owns the small text helpers the TUI's panels share:
+// making untrusted text Visible (control, bidi and zero-width characters
+// shown as escapes), wrapping, fitting and cutting to a width, number
+// formatting, and drawing a bordered box without re-measuring its rows. It
+// holds no state and must not import any other TUI package.
+package textutil
+
+import (
+	"charm.land/lipgloss/v2"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Visible returns s with every rune that would not show as itself made
+// Visible: control characters (an ESC would let a command or diff drive the
+// terminal) as \xNN, bidirectional overrides and zero-width characters (which
+// can make text read differently from what runs) as \uNNNN, and invalid
+// UTF-8 bytes as \xNN. Tabs become four spaces; newlines are kept.
+// A person approving a call must see exactly what it holds.
+func Visible(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || Hidden(r) || (r < 0x20 && r != '\n') || r == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\t':
+			b.WriteString("    ")
+		case r == '\n':
+			b.WriteByte('\n')
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case Hidden(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// Hidden reports runes that change how text reads without showing: C1
+// controls, bidi embeddings, overrides and isolates, zero-width characters
+// and other format characters.
+func Hidden(r rune) bool {
+	switch {
+	case r >= 0x80 && r < 0xa0:
+		return true
+	case r == 0xad: // soft hyphen
+		return true
+	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e,
+		r >= 0x2060 && r <= 0x2069, r == 0xfeff:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r)
+}
+
+// OneLine returns s on one line (newlines as spaces), made Visible.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(Visible(s)), " ")
+}
+
+// Wrap breaks plain text into lines of at most width columns (words where
+// possible, long words cut), keeping its own newlines. Nothing is dropped.
+func Wrap(s string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		w := ansi.Wrap(line, width, "/")
+		out = append(out, strings.Split(w, "\n")...)
+	}
+	return out
+}
+
+// Fit truncates s to width columns with an ellipsis and pads it to width.
+func Fit(s string, width int) string {
+	if width < 1 {
+		return ""
+	}
+	if ansi.StringWidth(s) > width {
+		s = ansi.Truncate(s, width, "…")
+	}
+	return s + strings.Repeat(" ", max(0, width-ansi.StringWidth(s)))
+}
+
+// Shorten cuts plain text to n columns with an ellipsis.
+func Shorten(s string, n int) string {
+	if ansi.StringWidth(s) <= n {
+		return s
+	}
+	return ansi.Truncate(s, max(0, n), "…")
+}
+
+// Count formats n with thousands separators: 128,000.
+func Count(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// PadLeft right-aligns s in width columns.
+func PadLeft(s string, width int) string {
+	return strings.Repeat(" ", max(0, width-ansi.StringWidth(s))) + s
+}
+
+// Spread puts left and right on one row of width columns, left cut first.
+func Spread(left, right string, width int) string {
+	rw := ansi.StringWidth(right)
+	if rw >= width {
+		return Fit(right, width)
+	}
+	lw := width - rw - 1
+	if ansi.StringWidth(left) > lw {
+		left = ansi.Truncate(left, lw, "…")
+	}
+	return left + strings.Repeat(" ", width-ansi.StringWidth(left)-rw) + right
+}
+
+// DrawBox frames rows (each already exactly the content width) in box's
+// border and horizontal padding, w columns wide. It draws what
+// box.Width(w).Render would for such rows, without re-measuring and
+// re-wrapping every line (the cost of a frame of a long diff).
+func DrawBox(box lipgloss.Style, w int, rows []string) string {
+	b := box.GetBorderStyle()
+	st := lipgloss.NewStyle().Foreground(box.GetBorderTopForeground())
+	inner := max(0, w-2)
+	left := st.Render(b.Left) + strings.Repeat(" ", box.GetPaddingLeft())
+	right := strings.Repeat(" ", box.GetPaddingRight()) + st.Render(b.Right)
+	var s strings.Builder
+	s.WriteString(st.Render(b.TopLeft + strings.Repeat(b.Top, inner) + b.TopRight))
+	for _, r := range rows {
+		s.WriteByte('\n')
+		s.WriteString(left)
+		s.WriteString(r)
+		s.WriteString(right)
+	}
+	s.WriteByte('\n')
+	s.WriteString(st.Render(b.BottomLeft + strings.Repeat(b.Bottom, inner) + b.BottomRight))
+	return s.String()
+}

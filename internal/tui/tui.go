@@ -1,0 +1,120 @@
+// Package tui owns the terminal UI: a Bubble Tea v2 program whose root model
+// composes the transcript, the composer, the approval prompt, the drawers,
+// the status bar and the help overlay (each a package under internal/tui),
+// fed by an app.Service's updates and sending it requests. It implements the
+// approval Prompter by handing the request to the program with a reply
+// channel; it never reaches into the loop.
+//
+// It must not journal, decide approvals by itself (a person does), or show
+// anything that did not pass redaction (the service's updates and journal
+// have; text typed by the person is theirs).
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"agent/internal/agent"
+	"agent/internal/app"
+)
+
+// Options start a TUI session.
+type Options struct {
+	Settings *app.Settings
+	// ResumeID, when set, reopens that run: its transcript, any pending
+	// approval, and what the resume decided about interrupted calls.
+	ResumeID string
+	Resume   agent.ResumeOptions
+	// Message, when set with ResumeID, is sent as the next user message.
+	Message string
+	// In and Out are the terminal (default: stdin and stdout).
+	In  io.Reader
+	Out io.Writer
+	// Env is the environment the program sees (default: os.Environ()).
+	Env []string
+}
+
+// Result is how a TUI session ended.
+type Result struct {
+	// RunID is the run shown last ("" if none was started).
+	RunID string
+	// Err is a failure that ended the session (the terminal is restored).
+	Err error
+}
+
+// Run runs the TUI until the person quits. The terminal is left clean.
+func Run(ctx context.Context, opt Options) Result {
+	pr, err := start(ctx, opt)
+	if err != nil {
+		return Result{Err: err}
+	}
+	return pr.run(ctx)
+}
+
+// program is a TUI session: the service, the root model and the Bubble Tea
+// program that drives it.
+type program struct {
+	svc   *app.Service
+	m     *model
+	p     *tea.Program
+	br    *bridge
+	unsub func()
+}
+
+// start wires a session; extra options are for tests (a window size, no
+// renderer, no input).
+func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*program, error) {
+	br := newBridge()
+	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Prompter: br, Warn: br.warn})
+	if err != nil {
+		return nil, err
+	}
+	m := newModel(ctx, svc, br, opt)
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opt.In != nil {
+		popts = append(popts, tea.WithInput(opt.In))
+	}
+	if opt.Out != nil {
+		popts = append(popts, tea.WithOutput(opt.Out))
+	}
+	env := opt.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	popts = append(popts, tea.WithEnvironment(env))
+	if noColor(env) {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	p := tea.NewProgram(m, append(popts, extra...)...)
+	br.attach(p)
+	unsub := svc.Subscribe(func(u app.Update) { p.Send(updateMsg{u}) })
+	return &program{svc: svc, m: m, p: p, br: br, unsub: unsub}, nil
+}
+
+func (pr *program) run(ctx context.Context) Result {
+	_, err := pr.p.Run()
+	pr.unsub()
+	pr.br.detach()
+	pr.m.shutdown()
+	pr.svc.Close()
+	res := Result{RunID: pr.m.runID()}
+	if err != nil && ctx.Err() == nil {
+		res.Err = fmt.Errorf("terminal UI: %w", err)
+	}
+	return res
+}
+
+// noColor: NO_COLOR set to anything but the empty string.
+func noColor(env []string) bool {
+	for _, kv := range env {
+		if len(kv) > 9 && kv[:9] == "NO_COLOR=" {
+			return true
+		}
+	}
+	return false
+}
