@@ -472,6 +472,8 @@ func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event
 	switch {
 	case a.Source == SourceUser && a.Note != "":
 		msg += ". The user said: " + a.Note
+	case a.Source == SourceUser && a.Reason != "":
+		msg += ": " + a.Reason // cancelled with the person's decision on another call
 	case a.Source == SourceUser:
 		msg += " (denied by the user)"
 	case a.Reason != "":
@@ -484,7 +486,7 @@ func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event
 	if err := r.toolResult(ctx, st, c.ID, event.ResultDenied, msg); err != nil {
 		return Outcome{Status: event.StatusFailed, Err: err}, true
 	}
-	if a.Source == SourceUser && a.Note == "" {
+	if a.Source == SourceUser && a.Note == "" && a.Reason == "" {
 		for len(st.Open) > 0 { // the turn ends: the other calls are not run
 			oc := st.Open[0]
 			if !oc.Journaled {

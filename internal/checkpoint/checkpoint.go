@@ -154,6 +154,9 @@ type Store struct {
 	uidx    *userIndex
 
 	lastScan scanStats
+	// beforeOpen, when set (by tests), runs between a snapshot's stat of an
+	// entry and its open, with the entry's workspace-relative path.
+	beforeOpen func(rel string)
 }
 
 // Open opens (creating it if needed) the shadow repository of workspace

@@ -54,18 +54,18 @@ type ignoreFile struct {
 	unsafe bool
 }
 
-// loadIgnore reads the ignore file at abs (nil rules if absent); domain is
+// loadIgnore reads the ignore file src (nil rules if absent); domain is
 // the directory the patterns are relative to. The token identifies this
 // version of the file (0: absent) for the ignore-decision cache; a file
 // changed too recently to be told apart by its stat data gets a fresh token
 // each time, so decisions made under it are never reused.
-func (s *Store) loadIgnore(abs string, domain []string) ([]ignoreRule, uint64) {
-	return s.loadRules(abs, func(data []byte) []ignoreRule { return parseIgnore(data, domain) })
+func (s *Store) loadIgnore(src fileAt, domain []string) ([]ignoreRule, uint64) {
+	return s.loadRules(src, func(data []byte) []ignoreRule { return parseIgnore(data, domain) })
 }
 
 // loadRules is loadIgnore with the parser given.
-func (s *Store) loadRules(abs string, parse func([]byte) []ignoreRule) ([]ignoreRule, uint64) {
-	f, tok := s.smallFile(abs, func(data []byte) *ignoreFile {
+func (s *Store) loadRules(src fileAt, parse func([]byte) []ignoreRule) ([]ignoreRule, uint64) {
+	f, tok := s.smallFile(src, func(data []byte) *ignoreFile {
 		return &ignoreFile{rules: parse(data)}
 	})
 	if f == nil {
@@ -74,30 +74,39 @@ func (s *Store) loadRules(abs string, parse func([]byte) []ignoreRule) ([]ignore
 	return f.rules, tok
 }
 
-// attrUnsafe reports whether the .gitattributes at abs may make blobs in
-// the user's index differ from the files.
-func (s *Store) attrUnsafe(abs string) bool {
-	f, _ := s.smallFile(abs, func(data []byte) *ignoreFile {
+// attrUnsafe reports whether the .gitattributes src may make blobs in the
+// user's index differ from the files.
+func (s *Store) attrUnsafe(src fileAt) bool {
+	f, _ := s.smallFile(src, func(data []byte) *ignoreFile {
 		return &ignoreFile{unsafe: unsafeAttributes(data)}
 	})
 	return f != nil && f.unsafe
 }
 
-func (s *Store) smallFile(abs string, parse func([]byte) *ignoreFile) (*ignoreFile, uint64) {
+func (s *Store) smallFile(src fileAt, parse func([]byte) *ignoreFile) (*ignoreFile, uint64) {
+	abs := src.key()
 	var st fileStat
-	if err := lstatPath(abs, &st); err != nil || !st.isRegular() {
+	if err := src.lstat(&st); err != nil || !st.isRegular() {
 		delete(s.ignores, abs)
 		return nil, 0
 	}
+	now := time.Now().UnixNano()
 	sig := st.sig()
-	fresh := racy(s.slack, st.mtime, st.ctime, time.Now().UnixNano())
+	fresh := racy(s.slack, st.mtime, st.ctime, now)
 	if f, ok := s.ignores[abs]; ok && f.sig == sig && !fresh {
 		return f, mixFP(0x9e3779b97f4a7c15, sig)
 	}
-	data, err := readLimited(abs, gitignore.MaxFile+1)
+	if s.beforeOpen != nil && src.dir != nil {
+		if rel, err := filepath.Rel(s.workspace, abs); err == nil {
+			s.beforeOpen(filepath.ToSlash(rel))
+		}
+	}
+	data, err := src.read(gitignore.MaxFile+1, &st) // never through a symlink swapped in
 	if err != nil {
 		return nil, 0
 	}
+	sig = st.sig()
+	fresh = racy(s.slack, st.mtime, st.ctime, now)
 	f := parse(data)
 	f.sig = sig
 	s.ignores[abs] = f
@@ -140,17 +149,22 @@ func readLimited(p string, limit int64) ([]byte, error) {
 // rootIgnore is the set in force at the workspace root and its fingerprint:
 // the repository's info/exclude and the .gitignore files from its top level
 // down to the workspace (which may lie below the top level), then the
-// workspace's own .gitignore.
-func (s *Store) rootIgnore() (*ignoreSet, uint64) {
+// workspace's own .gitignore, read in root (the workspace held open; nil:
+// none is read).
+func (s *Store) rootIgnore(root *dirReader) (*ignoreSet, uint64) {
 	l := gitignore.Locate(s.workspace)
 	srcs := l.Above()
 	fp := mixTok(1, uint64(len(srcs)))
 	var above []ignoreRule
 	for _, src := range srcs {
-		r, tok := s.loadRules(src.Path, func(data []byte) []ignoreRule { return l.ParseAbove(data, src) })
+		r, tok := s.loadRules(fileAt{name: src.Path}, func(data []byte) []ignoreRule { return l.ParseAbove(data, src) })
 		above, fp = append(above, r...), mixTok(fp, tok)
 	}
-	own, tok := s.loadIgnore(filepath.Join(s.workspace, ".gitignore"), nil)
+	var own []ignoreRule
+	var tok uint64
+	if root != nil {
+		own, tok = s.loadIgnore(fileAt{root, ".gitignore"}, nil)
+	}
 	fp = mixTok(fp, tok)
 	return (*ignoreSet)(nil).wrap(l.RootSet(above, own)), fp
 }
@@ -159,24 +173,68 @@ func (s *Store) rootIgnore() (*ignoreSet, uint64) {
 // workspace) is ignored, itself or through an ignored parent directory.
 func (s *Store) ignoredPath(rel string, isDir bool) bool {
 	parts := strings.Split(rel, "/")
-	set, _, ignored := s.dirIgnore(parts[:len(parts)-1])
-	return ignored || set.match(parts, isDir)
+	root, err := openDir(s.workspace)
+	if err != nil {
+		root = nil // no rules of the workspace's own are read
+	}
+	at := s.dirIgnore(root, parts[:len(parts)-1])
+	at.close(root)
+	if root != nil {
+		root.close()
+	}
+	return at.ignored || at.set.match(parts, isDir)
 }
 
-// dirIgnore returns the rules in force inside directory parts (its own
-// .gitignore included), their fingerprint as a scan computes it, and
-// whether the directory itself is ignored.
-func (s *Store) dirIgnore(parts []string) (*ignoreSet, uint64, bool) {
-	set, fp := s.rootIgnore()
-	for i := range parts {
+// dirAt is a directory of the workspace as dirIgnore found it.
+type dirAt struct {
+	dir     *dirReader // open beneath the root; nil when it, or a directory above it, is missing, not a real directory or ignored
+	set     *ignoreSet // the rules in force inside it, its own .gitignore included
+	fp      uint64     // their fingerprint, as a scan computes it
+	ignored bool       // it or a directory above it is ignored
+}
+
+// close closes the directory unless it is root.
+func (a *dirAt) close(root *dirReader) { closeBelow(a.dir, root) }
+
+// closeBelow closes d unless it is nil or root.
+func closeBelow(d, root *dirReader) {
+	if d != nil && d != root {
+		d.close()
+	}
+}
+
+// dirIgnore opens directory parts of the workspace held open as root
+// (root itself for none), each one relative to the one above and never
+// through a symlink, reading each one's .gitignore in it, and returns it
+// with the rules in force inside it. A directory that cannot be opened
+// contributes no rules, as one without a .gitignore. The caller closes the
+// result (dirAt.close).
+func (s *Store) dirIgnore(root *dirReader, parts []string) dirAt {
+	set, fp := s.rootIgnore(root)
+	d := root
+	for i, name := range parts {
 		p := parts[:i+1]
 		if set.match(p, true) {
-			return nil, 0, true
+			closeBelow(d, root)
+			return dirAt{ignored: true}
 		}
-		own, tok := s.loadIgnore(filepath.Join(s.workspace, filepath.FromSlash(strings.Join(p, "/")), ".gitignore"), p)
+		var own []ignoreRule
+		var tok uint64
+		if d != nil {
+			if s.beforeOpen != nil {
+				s.beforeOpen(strings.Join(p, "/"))
+			}
+			sub, err := d.sub(name)
+			closeBelow(d, root)
+			d = nil
+			if err == nil {
+				d = sub
+				own, tok = s.loadIgnore(fileAt{d, ".gitignore"}, p)
+			}
+		}
 		set, fp = set.descend(p).extend(own), mixTok(fp, tok)
 	}
-	return set, fp, false
+	return dirAt{dir: d, set: set, fp: fp}
 }
 
 // userGitDir is the workspace's own git directory ("" if none); read only.

@@ -63,6 +63,11 @@ func (s *Store) SnapshotPaths(ctx context.Context, base Snapshot, changed []stri
 		if err != nil {
 			return err
 		}
+		ws, err := openDir(s.workspace)
+		if err != nil {
+			return fmt.Errorf("checkpoint: scan workspace: %w", err)
+		}
+		defer ws.close()
 		skipped := map[string]bool{}
 		for _, p := range b.Skipped {
 			skipped[p] = true
@@ -71,7 +76,7 @@ func (s *Store) SnapshotPaths(ctx context.Context, base Snapshot, changed []stri
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("checkpoint: %w", err)
 			}
-			if err := s.applyPath(ctx, root, rel, skipped); err != nil {
+			if err := s.applyPath(ctx, ws, root, rel, skipped); err != nil {
 				return err
 			}
 		}
@@ -180,55 +185,19 @@ func (s *Store) dir(n *node, name string, create bool) (*node, error) {
 	return k, nil
 }
 
-// applyPath brings rel in the edited tree up to date with the disk.
-func (s *Store) applyPath(ctx context.Context, root *node, rel string, skipped map[string]bool) error {
+// applyPath brings rel in the edited tree up to date with the disk (the
+// workspace held open as ws).
+func (s *Store) applyPath(ctx context.Context, ws *dirReader, root *node, rel string, skipped map[string]bool) error {
 	parts := strings.Split(rel, "/")
-	abs := filepath.Join(s.workspace, filepath.FromSlash(rel))
 	delete(skipped, rel)
 	for p := range skipped {
 		if strings.HasPrefix(p, rel+"/") {
 			delete(skipped, p)
 		}
 	}
-	var st fileStat
-	err := lstatPath(abs, &st)
-	// Anything that cannot be stat'ed (gone, or below a non-directory) is
-	// not part of the snapshot, as in a full scan.
-	present := err == nil && s.realParents(parts) && !s.ignoredPath(rel, st.isDir())
-	var e treeEntry
-	switch {
-	case !present:
-	case st.isDir():
-		h, sk, err := s.scanSubtree(ctx, parts)
-		if err != nil {
-			return err
-		}
-		for _, p := range sk {
-			skipped[p] = true
-		}
-		if h != emptyTree {
-			e = treeEntry{mode: filemode.Dir, hash: h}
-		}
-	case st.isRegular() && st.size > MaxFileSize:
-		skipped[rel] = true
-	case st.isRegular() || st.isLink():
-		mode := gitMode(&st)
-		data, err := readEntry(abs, mode)
-		if errors.Is(err, errTooLarge) {
-			skipped[rel] = true
-			break
-		}
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-			return fmt.Errorf("checkpoint: %s: %w", rel, err)
-		}
-		h, err := s.writeBlob(data)
-		if err != nil {
-			return err
-		}
-		e = treeEntry{mode: mode, hash: h}
+	e, err := s.entryAt(ctx, ws, rel, parts, skipped)
+	if err != nil {
+		return err
 	}
 	n := root
 	for _, name := range parts[:len(parts)-1] {
@@ -250,6 +219,74 @@ func (s *Store) applyPath(ctx context.Context, root *node, rel string, skipped m
 	return nil
 }
 
+// entryAt is the tree entry (without its name; mode 0: none) that rel
+// (components parts) has on disk, as a full scan would record it: its
+// parents are opened one below the other from ws and it is read in the
+// last, never through a symlink. Files it leaves out for size are added to
+// skipped.
+func (s *Store) entryAt(ctx context.Context, ws *dirReader, rel string, parts []string, skipped map[string]bool) (treeEntry, error) {
+	// A path below something missing, a non-directory, a symlink or an
+	// ignored directory is not part of the snapshot, as in a full scan.
+	at := s.dirIgnore(ws, parts[:len(parts)-1])
+	defer at.close(ws)
+	if at.dir == nil {
+		return treeEntry{}, nil
+	}
+	name := parts[len(parts)-1]
+	for range maxTries {
+		var st fileStat
+		if at.dir.lstat(name, &st) != nil || at.set.match(parts, st.isDir()) {
+			return treeEntry{}, nil
+		}
+		e, err := s.readPath(ctx, &at, rel, parts, &st, skipped)
+		if !errors.Is(err, errChanged) {
+			return e, err
+		}
+	}
+	return treeEntry{}, nil // kept changing type while we looked: left out
+}
+
+// readPath is entryAt for rel, of stat data st, in the directory at
+// (errChanged: rel is no longer what st says).
+func (s *Store) readPath(ctx context.Context, at *dirAt, rel string, parts []string, st *fileStat, skipped map[string]bool) (treeEntry, error) {
+	name := parts[len(parts)-1]
+	switch {
+	case st.isDir():
+		h, sk, err := s.scanSubtree(ctx, at, rel, parts, st)
+		if err != nil {
+			return treeEntry{}, err
+		}
+		for _, p := range sk {
+			skipped[p] = true
+		}
+		if h != emptyTree {
+			return treeEntry{mode: filemode.Dir, hash: h}, nil
+		}
+	case st.isRegular() && st.size > MaxFileSize:
+		skipped[rel] = true
+	case st.isRegular() || st.isLink():
+		mode := gitMode(st)
+		s.hook(rel)
+		data, _, err := readEntryAt(at.dir, name, mode, st)
+		switch {
+		case errors.Is(err, errTooLarge):
+			skipped[rel] = true
+		case errors.Is(err, errChanged):
+			return treeEntry{}, err
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return treeEntry{}, fmt.Errorf("checkpoint: %s: %w", rel, err)
+		default:
+			h, err := s.writeBlob(data)
+			if err != nil {
+				return treeEntry{}, err
+			}
+			return treeEntry{mode: mode, hash: h}, nil
+		}
+	}
+	return treeEntry{}, nil
+}
+
 // realParents reports whether every parent of parts is a real directory
 // (not a symlink), as a full scan would see it.
 func (s *Store) realParents(parts []string) bool {
@@ -264,21 +301,22 @@ func (s *Store) realParents(parts []string) bool {
 	return true
 }
 
-// scanSubtree scans one directory as a full scan would and returns its
-// tree (emptyTree if it holds nothing) and the files left out.
-func (s *Store) scanSubtree(ctx context.Context, parts []string) (plumbing.Hash, []string, error) {
-	set, fp, ignored := s.dirIgnore(parts[:len(parts)-1])
-	if ignored || set.match(parts, true) {
-		return emptyTree, nil, nil
+// scanSubtree scans the directory rel (components parts, stat data st) in
+// the directory at as a full scan would and returns its tree (emptyTree if
+// it holds nothing) and the files left out (errChanged: it is no longer a
+// directory).
+func (s *Store) scanSubtree(ctx context.Context, at *dirAt, rel string, parts []string, st *fileStat) (plumbing.Hash, []string, error) {
+	s.hook(rel)
+	d, err := at.dir.sub(parts[len(parts)-1])
+	if errors.Is(err, errChanged) {
+		return emptyTree, nil, err
 	}
-	rel := strings.Join(parts, "/")
-	abs := filepath.Join(s.workspace, filepath.FromSlash(rel))
-	var st fileStat
-	if err := lstatPath(abs, &st); err != nil || !st.isDir() {
-		return emptyTree, nil, nil
+	if err != nil {
+		return emptyTree, nil, nil // vanished or unreadable
 	}
+	defer d.close()
 	sc := s.newScanner(ctx)
-	h, err := sc.walk(rel, abs, parts, set.descend(parts), fp, true, st.sig())
+	h, err := sc.walk(rel, d, parts, at.set.descend(parts), at.fp, true, st.sig())
 	return h, sc.skipped, err
 }
 

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -64,17 +61,23 @@ func (s *Store) newScanner(ctx context.Context) *scanner {
 }
 
 // scanTree writes the blobs and trees of the present workspace and returns
-// the root tree and the files left out for size.
+// the root tree and the files left out for size. Everything is read beneath
+// the workspace directory, opened once (see readat.go).
 func (s *Store) scanTree(ctx context.Context) (plumbing.Hash, []string, error) {
 	sc := s.newScanner(ctx)
 	sc.c.scan++
 	sc.cold = sc.c.dirs[""] == nil
-	var st fileStat
-	if err := lstatPath(s.workspace, &st); err != nil {
+	root, err := openDir(s.workspace)
+	if err != nil {
 		return plumbing.ZeroHash, nil, fmt.Errorf("checkpoint: scan workspace: %w", err)
 	}
-	set, fp := s.rootIgnore()
-	h, err := sc.walk("", s.workspace, nil, set, fp, false, st.sig())
+	defer root.close()
+	var st fileStat
+	if err := root.fstat(&st); err != nil {
+		return plumbing.ZeroHash, nil, fmt.Errorf("checkpoint: scan workspace: %w", err)
+	}
+	set, fp := s.rootIgnore(root)
+	h, err := sc.walk("", root, nil, set, fp, false, st.sig())
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
@@ -89,25 +92,41 @@ func (s *Store) scanTree(ctx context.Context) (plumbing.Hash, []string, error) {
 	return h, sc.skipped, nil
 }
 
-// walk brings the cached state of directory rel (at abs, with path
+// walkDir is the directory a walk is in.
+type walkDir struct {
+	dr      *dirReader
+	rel     string
+	parts   []string
+	scratch []string // parts plus one entry's name, for matching
+	ign     *ignoreSet
+	fp      uint64
+	flagsOK bool // the entries' cached ignore flags hold under ign
+	attr    bool
+}
+
+// walk brings the cached state of directory rel (open as dr, with path
 // components parts, rules ign of fingerprint fp, own stat data dsig) up to
 // date and returns its tree (emptyTree if it holds nothing, except at the
 // root).
-func (sc *scanner) walk(rel, abs string, parts []string, ign *ignoreSet, fp uint64, attr bool, dsig fileSig) (plumbing.Hash, error) {
+func (sc *scanner) walk(rel string, dr *dirReader, parts []string, ign *ignoreSet, fp uint64, attr bool, dsig fileSig) (plumbing.Hash, error) {
 	if err := sc.ctx.Err(); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("checkpoint: scan: %w", err)
 	}
-	dr, err := openDir(abs)
-	if err != nil {
-		if rel == "" {
-			return plumbing.ZeroHash, fmt.Errorf("checkpoint: scan workspace: %w", err)
-		}
-		return emptyTree, nil // vanished or unreadable: not part of the snapshot
-	}
-	defer dr.close()
 	ds := sc.c.dirs[rel]
 	reuse := ds != nil && ds.sig == dsig && !racy(sc.s.slack, dsig.mtime, dsig.ctime, ds.seen)
 	if !reuse {
+		// The listing is kept under the stat data of the directory it is
+		// read from (the descriptor held), taken before it is read: a
+		// directory put in the place of the one stat'ed by its path is
+		// never remembered as the other's listing.
+		var own fileStat
+		if err := dr.fstat(&own); err != nil {
+			if rel == "" {
+				return plumbing.ZeroHash, fmt.Errorf("checkpoint: scan workspace: %w", err)
+			}
+			return emptyTree, nil
+		}
+		dsig = own.sig()
 		names, err := dr.names(sc.buf)
 		if err != nil {
 			if rel == "" {
@@ -125,58 +144,23 @@ func (sc *scanner) walk(rel, abs string, parts []string, ign *ignoreSet, fp uint
 		var own []ignoreRule
 		var tok uint64
 		if slices.Contains(ds.names, ".gitignore") {
-			own, tok = sc.s.loadIgnore(filepath.Join(abs, ".gitignore"), parts)
+			own, tok = sc.s.loadIgnore(fileAt{dr, ".gitignore"}, parts)
 		}
 		ign, fp = ign.extend(own), mixTok(fp, tok)
 	}
 	if !attr && slices.Contains(ds.names, ".gitattributes") {
-		attr = sc.s.attrUnsafe(filepath.Join(abs, ".gitattributes"))
+		attr = sc.s.attrUnsafe(fileAt{dr, ".gitattributes"})
 	}
-	flagsOK := ds.ignFP == fp
+	w := walkDir{dr: dr, rel: rel, parts: parts, scratch: make([]string, len(parts)+1), ign: ign, fp: fp,
+		flagsOK: ds.ignFP == fp, attr: attr}
+	copy(w.scratch, parts)
 	ds.ignFP = fp
 	changed := !reuse || ds.tree.IsZero()
-	scratch := make([]string, len(parts)+1)
-	copy(scratch, parts)
 	for i, name := range ds.names {
 		e := &ds.ents[i]
 		prevInc, prevMode, prevHash := e.inc, e.mode, e.hash
-		var st fileStat
-		if dr.lstat(name, &st) != nil {
-			e.kind, e.inc = entGone, false
-			changed = changed || prevInc
-			continue
-		}
-		isDir := st.isDir()
-		if !flagsOK || !e.ignKnow || e.ignDir != isDir {
-			scratch[len(parts)] = name
-			e.ign, e.ignDir, e.ignKnow = ign.match(scratch, isDir), isDir, true
-		}
-		switch {
-		case e.ign || (isDir && sc.s.exclude != "" && sc.s.excluded(joinRel(rel, name))):
-			e.inc = false
-		case isDir:
-			kp := append(parts[:len(parts):len(parts)], name)
-			h, err := sc.walk(joinRel(rel, name), filepath.Join(abs, name), kp, ign.descend(kp), fp, attr, st.sig())
-			if err != nil {
-				return plumbing.ZeroHash, err
-			}
-			e.kind, e.inc, e.mode, e.hash = entDir, h != emptyTree, filemode.Dir, h
-		case st.isRegular() && st.size > MaxFileSize:
-			e.kind, e.inc = entBig, false
-			sc.skipped = append(sc.skipped, joinRel(rel, name))
-		case st.isRegular() || st.isLink():
-			sc.stats.files++
-			mode := gitMode(&st)
-			if e.kind == entFile && e.mode == mode && e.size == st.size && e.mtime == st.mtime &&
-				e.ctime == st.ctime && e.ino == st.ino && !racy(sc.s.slack, e.mtime, e.ctime, e.seen) {
-				e.inc = true
-				break
-			}
-			if err := sc.hashEntry(e, joinRel(rel, name), filepath.Join(abs, name), &st, mode, attr); err != nil {
-				return plumbing.ZeroHash, err
-			}
-		default:
-			e.kind, e.inc = entOther, false
+		if err := sc.entry(&w, name, e); err != nil {
+			return plumbing.ZeroHash, err
 		}
 		if e.inc != prevInc || (e.inc && (e.mode != prevMode || e.hash != prevHash)) {
 			changed = true
@@ -203,6 +187,77 @@ func (sc *scanner) walk(rel, abs string, parts []string, ign *ignoreSet, fp uint
 	}
 	ds.tree = h
 	return h, nil
+}
+
+// entry brings the state e of the entry name of w up to date: it is
+// stat'ed relative to its directory and recorded as what it is; one that
+// changes type between that stat and its open (a directory or a file
+// swapped for a symlink) is stat'ed again and recorded as what it has
+// become, or left out if it keeps changing.
+func (sc *scanner) entry(w *walkDir, name string, e *entState) error {
+	for try := 1; ; try++ {
+		var st fileStat
+		if w.dr.lstat(name, &st) != nil {
+			e.kind, e.inc = entGone, false
+			return nil
+		}
+		isDir := st.isDir()
+		if !w.flagsOK || !e.ignKnow || e.ignDir != isDir {
+			w.scratch[len(w.parts)] = name
+			e.ign, e.ignDir, e.ignKnow = w.ign.match(w.scratch, isDir), isDir, true
+		}
+		err := sc.record(w, name, e, &st)
+		if !errors.Is(err, errChanged) {
+			return err
+		}
+		if try == maxTries {
+			e.kind, e.inc = entGone, false
+			return nil
+		}
+	}
+}
+
+// record records the entry name of w, of stat data st, in e (errChanged:
+// it is no longer what st says).
+func (sc *scanner) record(w *walkDir, name string, e *entState, st *fileStat) error {
+	isDir := st.isDir()
+	switch {
+	case e.ign || (isDir && sc.s.exclude != "" && sc.s.excluded(joinRel(w.rel, name))):
+		e.inc = false
+	case isDir:
+		rel := joinRel(w.rel, name)
+		sc.s.hook(rel)
+		sub, err := w.dr.sub(name)
+		if errors.Is(err, errChanged) {
+			return err
+		}
+		if err != nil {
+			e.kind, e.inc = entGone, false // vanished or unreadable: not part of the snapshot
+			return nil
+		}
+		kp := append(w.parts[:len(w.parts):len(w.parts)], name)
+		h, err := sc.walk(rel, sub, kp, w.ign.descend(kp), w.fp, w.attr, st.sig())
+		sub.close()
+		if err != nil {
+			return err
+		}
+		e.kind, e.inc, e.mode, e.hash = entDir, h != emptyTree, filemode.Dir, h
+	case st.isRegular() && st.size > MaxFileSize:
+		e.kind, e.inc = entBig, false
+		sc.skipped = append(sc.skipped, joinRel(w.rel, name))
+	case st.isRegular() || st.isLink():
+		sc.stats.files++
+		mode := gitMode(st)
+		if e.kind == entFile && e.mode == mode && e.size == st.size && e.mtime == st.mtime &&
+			e.ctime == st.ctime && e.ino == st.ino && !racy(sc.s.slack, e.mtime, e.ctime, e.seen) {
+			e.inc = true
+			return nil
+		}
+		return sc.hashEntry(e, w, name, st, mode)
+	default:
+		e.kind, e.inc = entOther, false
+	}
+	return nil
 }
 
 // newDirState is the state for a fresh listing of a directory, keeping what
@@ -253,9 +308,11 @@ func gitMode(st *fileStat) filemode.FileMode {
 
 // hashEntry finds the blob of a file the cache could not vouch for: from
 // the user's index when it records the same stat data and the shadow store
-// already has the blob, else by reading and storing the file.
-func (sc *scanner) hashEntry(e *entState, rel, abs string, st *fileStat, mode filemode.FileMode, attr bool) error {
-	if !attr {
+// already has the blob, else by reading (relative to its directory, never
+// through a symlink) and storing the file.
+func (sc *scanner) hashEntry(e *entState, w *walkDir, name string, st *fileStat, mode filemode.FileMode) error {
+	rel := joinRel(w.rel, name)
+	if !w.attr {
 		if h, ok := sc.userIndex().lookup(rel, st, mode); ok && sc.s.hasObject(h) {
 			sc.stats.fromIndex++
 			sc.setFile(e, st, mode, h)
@@ -263,8 +320,11 @@ func (sc *scanner) hashEntry(e *entState, rel, abs string, st *fileStat, mode fi
 		}
 	}
 	sc.stats.hashed++
-	data, err := readEntry(abs, mode)
+	sc.s.hook(rel)
+	data, stable, err := readEntryAt(w.dr, name, mode, st)
 	switch {
+	case errors.Is(err, errChanged):
+		return err
 	case errors.Is(err, errTooLarge):
 		e.kind, e.inc = entBig, false
 		sc.skipped = append(sc.skipped, rel)
@@ -278,7 +338,7 @@ func (sc *scanner) hashEntry(e *entState, rel, abs string, st *fileStat, mode fi
 		return err
 	}
 	sc.setFile(e, st, mode, h)
-	if mode != filemode.Symlink && int64(len(data)) != st.size {
+	if !stable {
 		e.size = -1 // changed while we looked: stored, but its stat data is not cached
 	}
 	return nil
@@ -299,49 +359,4 @@ func (sc *scanner) userIndex() *userIndex {
 	sc.uidxTry = true
 	sc.uidx = sc.s.loadUserIndex()
 	return sc.uidx
-}
-
-var errTooLarge = errors.New("file too large")
-
-// readEntry returns a file's content or a symlink's target.
-func readEntry(abs string, mode filemode.FileMode) ([]byte, error) {
-	if mode == filemode.Symlink {
-		t, err := os.Readlink(abs)
-		if err != nil {
-			return nil, err
-		}
-		return []byte(t), nil
-	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", abs)
-	}
-	if fi.Size() > MaxFileSize {
-		return nil, errTooLarge
-	}
-	buf := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > MaxFileSize {
-			return nil, errTooLarge
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, 4096)
-		}
-	}
 }

@@ -216,10 +216,22 @@ func placeholderPassword(v []byte) bool {
 			return true
 		}
 	}
-	// P@ssw0rd and friends are the canonical example passwords.
+	// P@ssw0rd and friends are the canonical example passwords: the word
+	// itself in leetspeak, with at most a few digits or "!" after it
+	// (Password123!). A value with more around it (S3cr3tPassw0rd) is not.
+	for k := 0; k < 4 && len(v) > 0; k++ {
+		if c := v[len(v)-1]; c >= '0' && c <= '9' || c == '!' || c == '#' {
+			v = v[:len(v)-1]
+			continue
+		}
+		break
+	}
+	if len(v) == 0 || len(v) > 16 {
+		return false
+	}
 	var buf [64]byte
 	n := buf[:0]
-	for _, c := range v[:min(len(v), 64)] {
+	for _, c := range v {
 		switch c {
 		case '@', '4':
 			c = 'a'
@@ -234,7 +246,12 @@ func placeholderPassword(v []byte) bool {
 		}
 		n = append(n, c)
 	}
-	return containsFold(n, "password") || containsFold(n, "passwd") || containsFold(v, "password") || containsFold(v, "passwd")
+	for _, w := range []string{"password", "passwd", "mypassword", "yourpassword", "examplepassword"} {
+		if len(n) == len(w) && hasPrefixFold(n, 0, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // envRef reports a Windows environment reference: %DB_PASSWORD%, %Pass%.

@@ -19,9 +19,17 @@ const (
 	// writerChunk is how many new bytes accumulate before a scan, so that
 	// small writes do not rescan the tail each time.
 	writerChunk = 8 << 10
-	// writerMaxHold caps what an open private-key block or a still-growing
-	// token may hold back.
-	writerMaxHold = pemCap + writerTail
+	// liveTail is what a live stream (text a person watches arrive) holds
+	// back instead of writerTail: enough for a keyword and its value on one
+	// line; a token still growing, a candidate reaching the end, an open
+	// private-key block and a line with an unclosed double quote are held
+	// whole as well, so nothing of a secret shows before it is recognised.
+	liveTail = 96
+	// liveChunk is how many new bytes a live stream waits for before a
+	// scan: a few tokens, so text shows promptly without a scan per byte.
+	liveChunk = 32
+	// liveQuoteLine bounds how much of a line an unclosed quote holds back.
+	liveQuoteLine = 1 << 10
 )
 
 // ErrClosed is returned by Write after Close.
@@ -42,11 +50,23 @@ type Writer struct {
 	out    []byte
 	err    error
 	closed bool
+	// tail and chunk: what is held back before a scan happens, and how
+	// many new bytes wait for one (writerTail and writerChunk; liveTail and
+	// liveChunk for a live stream).
+	tail, chunk int
+	live        bool
 }
 
 // NewWriter returns a Writer that writes the redacted stream to w.
 func (r *Redactor) NewWriter(w io.Writer) *Writer {
-	return &Writer{r: r, w: w}
+	return &Writer{r: r, w: w, tail: writerTail, chunk: writerChunk}
+}
+
+// NewLiveWriter returns a Writer for text a person watches as it arrives:
+// it scans on every write and holds back only what may still be (or be
+// the start of) a secret, so the text shows with little delay.
+func (r *Redactor) NewLiveWriter(w io.Writer) *Writer {
+	return &Writer{r: r, w: w, tail: liveTail, chunk: liveChunk, live: true}
 }
 
 // Write buffers p and emits what is safe to emit. It reports len(p) unless
@@ -62,7 +82,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	w.buf = append(w.buf, p...)
 	w.r.scanned.Add(int64(len(p)))
-	if len(w.buf)-w.done >= writerTail+writerChunk {
+	if len(w.buf)-w.done >= w.tail+w.chunk {
 		w.process(false)
 	}
 	if w.err != nil {
@@ -98,8 +118,13 @@ func (w *Writer) process(final bool) {
 		cands = resolve(sc.cands)
 	}
 	cut := len(b)
-	if !final && len(b)-w.done <= writerMaxHold {
+	if !final && len(b)-w.done <= pemCap+writerTail {
 		cut = len(b) - writerTail
+		if w.live && len(b)-w.done < writerTail+writerChunk {
+			// a live stream shows prose at once; structured text waits
+			// (bounded: past the batch window it goes as the batch does)
+			cut = min(len(b)-liveTail, liveHold(b, w.done))
+		}
 		if p := openPEM(b, w.done); p >= 0 {
 			cut = min(cut, p)
 		}
@@ -154,6 +179,76 @@ func (w *Writer) process(final bool) {
 	w.done = cut - keep
 }
 
+// liveHold is where a live stream must stop for now, beyond what the
+// shared rules hold: the first line of the paragraph being written that
+// looks like data (a "key: value" or "key=value" line, a run of 32 base64
+// or hex characters, a PEM marker), since a secret in structured text can
+// span lines and be recognised only once more of it has arrived (a
+// manifest whose kind comes last, a key wrapped in base64 lines); and a
+// line with an unclosed double quote. Prose shows at once. What the caps
+// of process let go after that is redacted as seen.
+func liveHold(b []byte, done int) int {
+	hold := len(b)
+	para := done
+	if k := bytes.LastIndex(b[done:], []byte("\n\n")); k >= 0 {
+		para = done + k + 2
+	}
+	for i := para; i < len(b); {
+		end := bytes.IndexByte(b[i:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += i
+		}
+		if dataLine(b[i:end]) {
+			hold = i
+			break
+		}
+		i = end + 1
+	}
+	if ls := lineStart(b, len(b), liveQuoteLine); ls >= done && ls < hold && bytes.Count(b[ls:], []byte{'"'})%2 == 1 {
+		hold = ls
+	}
+	return hold
+}
+
+// dataLine reports a line that looks like structured data rather than prose.
+func dataLine(l []byte) bool {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '-') {
+		i++
+	}
+	j := i
+	for j < len(l) && (isWordByte(l[j]) || l[j] == '.' || l[j] == '-' || l[j] == '"' || l[j] == '\'') {
+		j++
+	}
+	k := j
+	for k < len(l) && l[k] == ' ' {
+		k++
+	}
+	if j > i && k < len(l) && (l[k] == ':' || l[k] == '=') {
+		return true
+	}
+	if bytes.Contains(l, []byte("-----")) {
+		return true
+	}
+	run := 0
+	for _, c := range l {
+		if isWordByte(c) || c == '+' || c == '/' || c == '=' {
+			if run++; run >= 32 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
 // openPEM returns the start of the first private-key block at or after from
 // whose END marker has not arrived yet, or -1.
 func openPEM(b []byte, from int) int {
@@ -196,6 +291,7 @@ func pemBodyOpen(b []byte, hdrEnd int, label []byte) bool {
 	return len(rest) < len(end) && end[:len(rest)] == string(rest)
 }
 
-// NewStream is NewWriter as an io.WriteCloser, for consumers that hold the
-// redactor behind a small interface of their own (the loop's live text).
-func (r *Redactor) NewStream(w io.Writer) io.WriteCloser { return r.NewWriter(w) }
+// NewStream is NewLiveWriter as an io.WriteCloser, for consumers that hold
+// the redactor behind a small interface of their own (the loop's live text
+// and tool-call arguments, shown as they stream).
+func (r *Redactor) NewStream(w io.Writer) io.WriteCloser { return r.NewLiveWriter(w) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -45,10 +46,26 @@ func filler(n int) string {
 	return sb.String()[:n]
 }
 
+// writerKinds are the two writers: the batch one (agent redact) and the
+// live one (text a person watches stream); both must redact exactly as a
+// one-shot Redact does, however the input is split.
+var writerKinds = []struct {
+	name string
+	new  func(*Redactor, io.Writer) *Writer
+}{
+	{"batch", (*Redactor).NewWriter},
+	{"live", (*Redactor).NewLiveWriter},
+}
+
 func writeSplit(t *testing.T, r *Redactor, doc string, cuts ...int) string {
 	t.Helper()
+	return writeSplitWith(t, r.NewWriter, doc, cuts...)
+}
+
+func writeSplitWith(t *testing.T, mk func(io.Writer) *Writer, doc string, cuts ...int) string {
+	t.Helper()
 	var out bytes.Buffer
-	w := r.NewWriter(&out)
+	w := mk(&out)
 	last := 0
 	for _, c := range append(cuts, len(doc)) {
 		if _, err := w.Write([]byte(doc[last:c])); err != nil {
@@ -76,10 +93,13 @@ func TestWriterSplitEverywhere(t *testing.T) {
 			t.Fatalf("%s: not redacted even in one piece: %q", d.kind, d.doc)
 		}
 		start := len(pre) + strings.Index(d.doc, d.secret)
-		for k := start; k <= start+len(d.secret); k++ {
-			splits++
-			if got := writeSplit(t, r, doc, k); got != want {
-				t.Fatalf("%s split at %d of secret: output differs\n got: %q\nwant: %q", d.kind, k-start, tail(got), tail(want))
+		for _, wk := range writerKinds {
+			mk := func(w io.Writer) *Writer { return wk.new(r, w) }
+			for k := start; k <= start+len(d.secret); k++ {
+				splits++
+				if got := writeSplitWith(t, mk, doc, k); got != want {
+					t.Fatalf("%s writer, %s split at %d of secret: output differs\n got: %q\nwant: %q", wk.name, d.kind, k-start, tail(got), tail(want))
+				}
 			}
 		}
 	}
@@ -98,13 +118,16 @@ func TestWriterSmallWrites(t *testing.T) {
 	}
 	doc := sb.String()
 	want := r.Redact(doc)
-	for _, size := range []int{1, 7, 64, 1000, 4095, 4097, 12289} {
-		var cuts []int
-		for c := size; c < len(doc); c += size {
-			cuts = append(cuts, c)
-		}
-		if got := writeSplit(t, r, doc, cuts...); got != want {
-			t.Errorf("writes of %d bytes: output differs", size)
+	for _, wk := range writerKinds {
+		mk := func(w io.Writer) *Writer { return wk.new(r, w) }
+		for _, size := range []int{1, 7, 64, 1000, 4095, 4097, 12289} {
+			var cuts []int
+			for c := size; c < len(doc); c += size {
+				cuts = append(cuts, c)
+			}
+			if got := writeSplitWith(t, mk, doc, cuts...); got != want {
+				t.Errorf("%s writer, writes of %d bytes: output differs", wk.name, size)
+			}
 		}
 	}
 }
@@ -201,3 +224,35 @@ func TestWriterLongToken(t *testing.T) {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// A live writer shows text as it arrives: prose written in model-sized
+// pieces is held back by at most liveTail bytes plus the word still being
+// written, never by the batch writer's 12 KiB.
+func TestLiveWriterShowsTextPromptly(t *testing.T) {
+	r := New(Config{Key: testKey})
+	var out bytes.Buffer
+	w := r.NewLiveWriter(&out)
+	prose := strings.Repeat("The loop stops before the last element, so the sum misses it. ", 60)
+	for i := 0; i < len(prose); i += 7 {
+		w.Write([]byte(prose[i:min(i+7, len(prose))]))
+		if held := i + 7 - out.Len(); i > 2*liveTail && held > liveTail+liveChunk+16 {
+			t.Fatalf("after %d bytes, %d are held back", i+7, held)
+		}
+	}
+	w.Close()
+	if out.String() != prose {
+		t.Fatal("the live writer changed prose")
+	}
+	// A line with an open double quote waits for it to close.
+	out.Reset()
+	w = r.NewLiveWriter(&out)
+	w.Write([]byte(prose[:600] + "\nadmin password = \"tldVaOth"))
+	if strings.Contains(out.String(), "tldVa") || strings.Contains(out.String(), "admin password") {
+		t.Fatalf("part of a quoted value under a keyword was shown: %q", tail(out.String()))
+	}
+	w.Write([]byte("VBjmqAAmsKpX\"\nmore text follows here to end the line\n"))
+	w.Close()
+	if strings.Contains(out.String(), "tldVaOth") {
+		t.Fatalf("the password was shown: %q", tail(out.String()))
+	}
+}

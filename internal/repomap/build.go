@@ -27,7 +27,7 @@ const (
 	testFileMul  = 0.3   // weight of definitions in test files
 )
 
-func build(ctx context.Context, opts Options) (*Map, error) {
+func build(ctx context.Context, opts Options, hist *gitHistory) (*Map, error) {
 	if opts.Root == "" {
 		return nil, errors.New("repomap: Options.Root is empty")
 	}
@@ -77,7 +77,7 @@ func build(ctx context.Context, opts Options) (*Map, error) {
 		}
 	}
 	layout, comp, names, muls := compileLive(root, tr, live)
-	r := &run{root: root, opts: opts, live: live, comp: comp, names: names, qi: parseQuery(opts.Query)}
+	r := &run{root: root, opts: opts, live: live, comp: comp, names: names, qi: parseQuery(opts.Query), hist: hist}
 	r.personalize(ctx, tr)
 
 	res := newResolver(live)
@@ -150,6 +150,7 @@ type run struct {
 	comp  []*compiled
 	names []string
 	qi    queryInfo
+	hist  *gitHistory
 
 	focus, conv, chat []bool
 	pers              []float64
@@ -215,7 +216,7 @@ func (r *run) personalize(ctx context.Context, tr *tree) {
 	if len(r.qi.exact) > 0 || len(r.opts.Focus) > 0 {
 		recentW *= 0.3
 	}
-	gr := gitRecent(ctx, r.root)
+	gr := r.hist.recent(ctx, r.root)
 	for rel, w := range gr {
 		if i, ok := index[rel]; ok {
 			r.pers[i] += recentW * min(w, 2)

@@ -329,11 +329,12 @@ func TestGitRecent(t *testing.T) {
 	}
 	commit("server/server.go", "server/util.go")
 	commit("py/tool.py")
-	rec := gitRecent(context.Background(), filepath.Join(dir, "server"))
+	var hist gitHistory
+	rec := hist.recent(context.Background(), filepath.Join(dir, "server"))
 	if rec["util.go"] != 0.5 || rec["server.go"] != 0.5 || len(rec) != 2 {
 		t.Errorf("recent under server/: %v", rec)
 	}
-	rec = gitRecent(context.Background(), dir)
+	rec = hist.recent(context.Background(), dir)
 	if rec["py/tool.py"] != 1 {
 		t.Errorf("recent: %v", rec)
 	}

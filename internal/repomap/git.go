@@ -8,22 +8,28 @@ import (
 	"sync"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // gitCommits is how many commits of history are read for recency.
 const gitCommits = 50
 
-var (
-	gitMemoMu sync.Mutex
-	gitMemo   = map[string]map[string]float64{} // root + HEAD -> recency
-)
+// gitHistory keeps, for the Builder that owns it, the recency read from
+// the git history, per root and HEAD commit: a later build at the same
+// HEAD does not read the history again.
+type gitHistory struct {
+	mu    sync.Mutex
+	memo  map[string]map[string]float64 // root + HEAD -> recency
+	reads int                           // histories read rather than found in memo (for tests)
+}
 
-// gitRecent returns, for files under root (slash paths relative to it),
-// a recency weight from the last gitCommits commits: a file touched by the
+// recent returns, for files under root (slash paths relative to it), a
+// recency weight from the last gitCommits commits: a file touched by the
 // newest commit weighs 1, by the k-th newest 1/(k+1), summed. Errors (no
-// repository, shallow history) yield an empty result.
-func gitRecent(ctx context.Context, root string) map[string]float64 {
+// repository, shallow history) yield an empty result. The map returned is
+// shared: read only.
+func (h *gitHistory) recent(ctx context.Context, root string) map[string]float64 {
 	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
 	if err != nil {
 		return nil
@@ -47,14 +53,30 @@ func gitRecent(ctx context.Context, root string) map[string]float64 {
 		return nil
 	}
 	key := root + "\x00" + head.Hash().String()
-	gitMemoMu.Lock()
-	if m, ok := gitMemo[key]; ok {
-		gitMemoMu.Unlock()
+	h.mu.Lock()
+	m, ok := h.memo[key]
+	h.mu.Unlock()
+	if ok {
 		return m
 	}
-	gitMemoMu.Unlock()
+	out := readRecent(ctx, repo, head.Hash(), prefix)
+	if out == nil || ctx.Err() != nil {
+		return out // not kept: a history cut short by the context is read again next time
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reads++
+	if h.memo == nil || len(h.memo) > 64 {
+		h.memo = map[string]map[string]float64{}
+	}
+	h.memo[key] = out
+	return out
+}
 
-	iter, err := repo.Log(&git.LogOptions{From: head.Hash()})
+// readRecent reads the recency of the files under prefix from the last
+// gitCommits commits up to head (nil if the log cannot be read).
+func readRecent(ctx context.Context, repo *git.Repository, head plumbing.Hash, prefix string) map[string]float64 {
+	iter, err := repo.Log(&git.LogOptions{From: head})
 	if err != nil {
 		return nil
 	}
@@ -89,12 +111,6 @@ func gitRecent(ctx context.Context, root string) map[string]float64 {
 			}
 		}
 	}
-	gitMemoMu.Lock()
-	if len(gitMemo) > 64 {
-		clear(gitMemo)
-	}
-	gitMemo[key] = out
-	gitMemoMu.Unlock()
 	return out
 }
 

@@ -78,7 +78,22 @@ type Stats struct {
 }
 
 // Build walks opts.Root, extracts (or reuses cached) tags, ranks and
-// renders the map within opts.Tokens tokens.
+// renders the map within opts.Tokens tokens. It keeps nothing between
+// calls but what opts.Cache holds; a process that maps repeatedly can use
+// one Builder instead.
 func Build(ctx context.Context, opts Options) (*Map, error) {
-	return build(ctx, opts)
+	return new(Builder).Build(ctx, opts)
+}
+
+// Builder builds maps and keeps between its builds what the files' tags do
+// not hold: the recency read from the git history, per root and HEAD
+// commit. The zero value is ready; it is safe for concurrent use.
+type Builder struct {
+	history gitHistory
+}
+
+// Build is the package's Build, reusing what b kept from its earlier
+// builds.
+func (b *Builder) Build(ctx context.Context, opts Options) (*Map, error) {
+	return build(ctx, opts, &b.history)
 }

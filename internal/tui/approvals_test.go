@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"agent/internal/event"
+	"agent/internal/store"
 )
 
 func decisions(evs []event.Event) []string {
@@ -158,4 +160,43 @@ func TestResizeMidStream(t *testing.T) {
 		}
 	}
 	_ = time.Second
+}
+
+// Quitting while a prompt is open is not a denial: nothing is journaled
+// for the call, the run is interrupted, and it waits for a decision.
+func TestQuitDuringPromptLeavesItUndecided(t *testing.T) {
+	h := newHarness(t, "ask", nil,
+		turnJSON("", call{"c1", "run_command", args(map[string]any{"command": "echo x > x.txt"})}),
+		turnJSON("Done."))
+	h.text("do it")
+	h.enter()
+	h.ask()
+	ctrlC := tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	h.key(ctrlC)
+	h.key(ctrlC)
+	var res Result
+	select {
+	case res = <-h.done:
+		h.done <- res // for the cleanup
+	case <-time.After(15 * time.Second):
+		t.Fatal("the program did not quit")
+	}
+	st, err := store.Open(context.Background(), h.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evs, err := st.Events(context.Background(), res.RunID, 0)
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("events of %q: %v", res.RunID, err)
+	}
+	if got := decisions(evs); len(got) != 0 {
+		t.Errorf("quitting journaled decisions: %v", got)
+	}
+	if last, ok := evs[len(evs)-1].Data.(*event.RunFinishedData); !ok || last.Status != event.StatusInterrupted {
+		t.Errorf("the run did not end interrupted: %+v", evs[len(evs)-1])
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err == nil {
+		t.Error("the command ran")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // attachMax bounds how much of one attached file goes into the message.
@@ -36,6 +37,10 @@ func withAttachments(workspace, text string, paths []string) string {
 			fmt.Fprintf(&b, "\n\n[attached %s: not readable: %v]", p, err)
 			continue
 		}
+		if binary(data) {
+			fmt.Fprintf(&b, "\n\n[attached %s: a binary file, not attached]", p)
+			continue
+		}
 		cut := ""
 		if len(data) > attachMax {
 			data, cut = data[:attachMax], fmt.Sprintf(" (first %d KiB; read_file shows the rest)", attachMax>>10)
@@ -43,4 +48,21 @@ func withAttachments(workspace, text string, paths []string) string {
 		fmt.Fprintf(&b, "\n\n[attached %s%s]\n%s", p, cut, strings.TrimRight(string(data), "\n"))
 	}
 	return b.String()
+}
+
+// binary reports content that is not text: a NUL byte, or bytes that are
+// not UTF-8, in its first 8 KiB (a multi-byte rune cut at the end is text).
+func binary(data []byte) bool {
+	head := data[:min(len(data), 8<<10)]
+	if strings.IndexByte(string(head), 0) >= 0 {
+		return true
+	}
+	for len(head) > 0 {
+		r, n := utf8.DecodeRune(head)
+		if r == utf8.RuneError && n <= 1 {
+			return len(head) >= utf8.UTFMax // a rune cut by the 8 KiB window is fine
+		}
+		head = head[n:]
+	}
+	return false
 }

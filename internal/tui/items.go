@@ -53,7 +53,12 @@ type entry struct {
 	exit                        *int
 	output, diff                string
 	background                  int
+	argsB                       strings.Builder // a streaming call's arguments so far
 }
+
+// summaryScan: a streaming call's summary is re-read while its arguments
+// are at most this long.
+const summaryScan = 4 << 10
 
 // transcriptState folds events and stream deltas into entries, and the
 // entries into the transcript view.
@@ -158,8 +163,7 @@ func (t *transcriptState) delta(text string) {
 	if t.stream == nil {
 		t.stream = t.add(&entry{kind: itemAssistant, streaming: true})
 	}
-	t.stream.text += text
-	t.stream.item.(*transcript.Assistant).Append(text)
+	t.stream.item.(*transcript.Assistant).Append(text) // the item keeps the text
 }
 
 // callDelta applies a piece of a streaming tool call.
@@ -178,11 +182,17 @@ func (t *transcriptState) callDelta(d agent.CallDelta) {
 			t.cards[d.ID] = c
 		}
 	}
-	if d.Text != "" {
-		c.args += d.Text
-		c.summary = summarize(c.tool, c.args)
+	if d.Text == "" {
+		return
 	}
-	t.sync(c)
+	// The arguments grow a fragment at a time (a file's content can be
+	// megabytes): keep them in a builder, and re-read the one-line summary
+	// only while they are short; the committed call brings the whole.
+	c.argsB.WriteString(d.Text)
+	if n := c.argsB.Len(); n <= summaryScan || c.summary == "" {
+		c.summary = summarize(c.tool, c.argsB.String())
+		t.sync(c)
+	}
 }
 
 // apply folds one committed event.

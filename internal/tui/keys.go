@@ -4,9 +4,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"agent/internal/agent"
-	"agent/internal/event"
 )
 
 // quitWindow: a second ctrl+c within it quits.
@@ -23,9 +20,7 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.flash = "press ctrl+c again to quit"
 		return m, nil
 	}
-	if !m.ctrlC.IsZero() {
-		m.ctrlC, m.flash = time.Time{}, ""
-	}
+	m.ctrlC, m.flash = time.Time{}, "" // any other key: the last notice has been seen
 	if m.prefixX {
 		m.prefixX = false
 		return m, m.drawerKey(key)
@@ -112,10 +107,12 @@ func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
 // quit ends the session: a run being driven is interrupted first (it stays
 // resumable), then the program exits.
 func (m *model) quit() tea.Cmd {
-	for id, a := range m.replies {
+	// A prompt still open stays undecided: the interrupt below ends the
+	// wait (the run's context), nothing is journaled for it, and a resume
+	// asks again. Quitting is not the person's denial.
+	for id := range m.replies {
 		m.approve.Drop(id)
 		delete(m.replies, id)
-		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce, Note: "not decided: the person quit"}
 	}
 	if m.phase == phaseRunning || m.phase == phaseStarting {
 		m.phase = phaseQuitting

@@ -351,7 +351,7 @@ func (m *model) onUpdate(u app.Update) {
 func (m *model) onAsk(a askMsg) tea.Cmd {
 	if m.deniedTurn.run != "" && m.deniedTurn.run == a.req.RunID && m.deniedTurn.step == a.req.Step {
 		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce,
-			Note: "not run: the person denied an earlier call of this turn with a note"}
+			Reason: "cancelled: the person denied an earlier call of this turn with a note, which cancels the rest of the turn"}
 		return nil
 	}
 	if c := m.tr.cards[a.req.CallID]; c != nil {
@@ -394,7 +394,9 @@ func (m *model) decided(d approve.DecisionMsg) {
 		dec.Note = d.Note
 		m.deniedTurn.run, m.deniedTurn.step = a.req.RunID, a.req.Step
 	case approve.Deny:
-		dec.Note = d.Note // set when the prompt denied a queued call for a note
+		// set when the prompt denied a queued call because an earlier one was
+		// denied with a note: the system's reason, not the person's words
+		dec.Reason = d.Note
 	}
 	if c := m.tr.cards[a.req.CallID]; c != nil && c.status == cardAwaiting {
 		c.status = cardPending
@@ -516,6 +518,7 @@ func (m *model) message(text string) tea.Cmd {
 func (m *model) onDriveDone(msg driveDoneMsg) tea.Cmd {
 	quitting := m.quitting()
 	m.phase = phaseIdle
+	m.flash = "" // "interrupting…", "queued: …" are over
 	out := msg.out
 	if out.Err != nil && out.Status == event.StatusFailed && m.tr.status != event.StatusFailed {
 		m.tr.add(&entry{kind: itemError, text: out.Err.Error()})

@@ -298,3 +298,38 @@ func TestDiffOfTheRun(t *testing.T) {
 	h.key(tea.KeyPressMsg{Code: tea.KeyEscape})
 	h.until("the diff closed", func(m *model) bool { return m.overlay == overlayNone })
 }
+
+// A terminal too small for the prompt still draws (no panic), never more
+// lines than it has; the prompt keeps working when it grows again.
+func TestTinyTerminalWithPrompt(t *testing.T) {
+	h := newHarness(t, "ask", greet, turnJSON("Changing it.", edit("c1", `"Hello"`, `"Hi"`)), turnJSON("Done."))
+	h.text("change it")
+	h.enter()
+	h.ask()
+	for _, sz := range [][2]int{{40, 12}, {20, 8}, {7, 3}, {120, 40}} {
+		h.pr.p.Send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		h.until("the new size", func(m *model) bool { return m.width == sz[0] && m.height == sz[1] })
+		if n := len(strings.Split(h.screen(), "\n")); n > sz[1] {
+			t.Errorf("%dx%d: %d lines drawn", sz[0], sz[1], n)
+		}
+	}
+	h.key(keyRune('1'))
+	h.idle()
+	if !strings.Contains(readFile(t, filepath.Join(h.ws, "main.go")), `"Hi"`) {
+		t.Error("the prompt stopped working after the resizes")
+	}
+}
+
+// @ attaches text files; a binary file is refused, not sent.
+func TestAttachRefusesBinary(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("remember the milk\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "blob.bin"), []byte("\x00\x01\x1b[2J\xff\xfe binary"), 0o644)
+	got := withAttachments(ws, "look", []string{"notes.txt", "blob.bin"})
+	if !strings.Contains(got, "remember the milk") {
+		t.Errorf("the text file is not attached: %q", got)
+	}
+	if strings.Contains(got, "\x1b") || strings.Contains(got, "\x00") || !strings.Contains(got, "blob.bin: a binary file, not attached") {
+		t.Errorf("the binary file was attached: %q", got)
+	}
+}

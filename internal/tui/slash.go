@@ -25,12 +25,12 @@ func (m *model) slash(name, args string) tea.Cmd {
 			m.flash = "a run is in progress: Esc interrupts it first"
 			return nil
 		}
+		m.tr = newTranscript(m.th, m.renderDiff)
 		if m.run != nil {
-			m.tr.notice("run %s stays resumable: agent resume %s", m.run.ID(), m.run.ID())
+			m.tr.notice("a new run starts with your next message; run %s stays resumable: agent resume %s", m.run.ID(), m.run.ID())
 			m.run.Close()
 			m.run = nil
 		}
-		m.tr = newTranscript(m.th, m.renderDiff)
 	case "/quit", "/exit":
 		return m.quit()
 	case "/diff":

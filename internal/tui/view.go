@@ -18,7 +18,7 @@ func (m *model) View() tea.View {
 	var b strings.Builder
 	bottom := m.bottomView()
 	status := m.statusView()
-	h := m.height - lipgloss.Height(bottom) - 1
+	h := max(0, m.height-lipgloss.Height(bottom)-1)
 	var top string
 	switch m.overlay {
 	case overlayHelp:
@@ -43,7 +43,13 @@ func (m *model) View() tea.View {
 	b.WriteString(bottom)
 	b.WriteString("\n")
 	b.WriteString(status)
-	v := tea.NewView(b.String())
+	screen := b.String()
+	if lines := strings.Split(screen, "\n"); len(lines) > m.height {
+		// too small for the prompt or the composer: keep their last lines
+		// (the options) and the status line
+		screen = strings.Join(lines[len(lines)-max(1, m.height):], "\n")
+	}
+	v := tea.NewView(screen)
 	v.AltScreen = true
 	if m.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
@@ -52,8 +58,11 @@ func (m *model) View() tea.View {
 	return v
 }
 
-// fit pads or cuts s to h lines.
+// fit pads or cuts s to h lines (none for h <= 0).
 func fit(s string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
 	lines := strings.Split(s, "\n")
 	if len(lines) > h {
 		lines = lines[len(lines)-h:]

@@ -327,7 +327,7 @@ func (m *Model) decide(c Choice, note string) tea.Cmd {
 		for _, q := range rest {
 			if q.RunID == head.RunID && q.Step == head.Step {
 				msgs = append(msgs, DecisionMsg{ID: q.ID, Choice: Deny,
-					Note: "not run: the person denied " + callName(head) + " with a note"})
+					Note: "cancelled: the person denied " + callName(head) + " with a note, which cancels the rest of the turn"})
 				continue
 			}
 			kept = append(kept, q)

@@ -271,7 +271,7 @@ func TestQueueOfThreeDenyWithNoteCancelsTheRest(t *testing.T) {
 	got := decisions(cmd)
 	want := []DecisionMsg{
 		{ID: "b", Choice: DenyWithNote, Note: "keep the old greeting"},
-		{ID: "c", Choice: Deny, Note: "not run: the person denied edit_file(internal/greet/greet.go) with a note"},
+		{ID: "c", Choice: Deny, Note: "cancelled: the person denied edit_file(internal/greet/greet.go) with a note, which cancels the rest of the turn"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("decisions\n got %+v\nwant %+v", got, want)
