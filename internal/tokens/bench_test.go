@@ -16,7 +16,8 @@ import (
 // "cold" with a new Counter each time (every message encoded), "warm" with
 // one that has seen the history (every message a memo hit), and
 // "library-codec" with the tokenizer module's own Count as the baseline.
-// BenchmarkLoadVocab is the once-per-process cost of a rank table.
+// BenchmarkLoadVocab is the once-per-process cost of a rank table (from
+// the embedded file).
 
 // history returns messages of the corpus kinds (code, logs, JSON, CJK,
 // prose) that add up to at least tokens tokens, and their exact total.
@@ -95,7 +96,7 @@ func BenchmarkLoadVocab(b *testing.B) {
 	for _, e := range []Encoding{O200kBase, Cl100kBase} {
 		b.Run(e.String(), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := loadVocab(e); err != nil {
+				if _, err := loadVocab(e, vocabFile(e)); err != nil {
 					b.Fatal(err)
 				}
 			}

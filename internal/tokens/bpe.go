@@ -1,22 +1,18 @@
 package tokens
 
 import (
+	_ "embed" // the vocabulary files
 	"fmt"
 	"hash/maphash"
 	"math"
 	"strings"
 	"sync"
-
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // vocab is one encoding's byte-pair ranks, token bytes to rank (its id),
-// kept compact: every token's bytes in one string, their end offsets, and
-// an open-addressing table of ids (linear probing, under 40 % full). It
-// takes about half the memory of a map[string]uint32 of the same tokens.
-// The ranks come from github.com/tiktoken-go/tokenizer, which compiles the
-// vocabularies into the binary; only its tables are used, not its
-// pre-tokenizer (see split.go).
+// kept compact: every token's bytes in one string (the embedded file's,
+// not copied), their end offsets, and an open-addressing table of ids
+// (linear probing, under 40 % full).
 type vocab struct {
 	blob  string   // the tokens' bytes, in id order
 	ends  []uint32 // ends[id] is where token id ends in blob
@@ -47,54 +43,78 @@ func (v *vocab) rank(s string) (uint32, bool) {
 	}
 }
 
+// The vocabularies, written by internal/genvocab from the ones
+// github.com/tiktoken-go/tokenizer compiles in (see its doc for the format).
+//
+//go:generate go run ./internal/genvocab -dir vocab
+var (
+	//go:embed vocab/o200k_base.tokv
+	o200kFile string
+	//go:embed vocab/cl100k_base.tokv
+	cl100kFile string
+)
+
 // vocabSizes are the ordinary (non-special) token counts of the encodings;
-// a loaded vocabulary of another size is refused.
+// a vocabulary file of another size is refused.
 var vocabSizes = [...]int{O200kBase: 199_998, Cl100kBase: 100_256}
 
-// vocabs builds each encoding's ranks once per process, on first use. It is
-// the package's only package-level value that is not a constant, and what
-// it holds never changes once built: a read-only table, like the library's.
+// vocabs builds each encoding's table once per process, on first use. With
+// the embedded files these are the package's only package-level values that
+// are not constants, and what they hold never changes once built.
 var vocabs = [...]func() (*vocab, error){
-	O200kBase:  sync.OnceValues(func() (*vocab, error) { return loadVocab(O200kBase) }),
-	Cl100kBase: sync.OnceValues(func() (*vocab, error) { return loadVocab(Cl100kBase) }),
+	O200kBase:  sync.OnceValues(func() (*vocab, error) { return loadVocab(O200kBase, vocabFile(O200kBase)) }),
+	Cl100kBase: sync.OnceValues(func() (*vocab, error) { return loadVocab(Cl100kBase, vocabFile(Cl100kBase)) }),
 }
 
-func loadVocab(enc Encoding) (*vocab, error) {
-	codec, err := tokenizer.Get(tokenizer.Encoding(enc.String()))
-	if err != nil {
-		return nil, fmt.Errorf("tokens: %v: %w", enc, err)
+// vocabFile returns the embedded vocabulary file of enc.
+func vocabFile(enc Encoding) string {
+	if enc == Cl100kBase {
+		return cl100kFile
 	}
-	size := vocabSizes[enc]
-	var blob strings.Builder
-	blob.Grow(8 * size)
-	ends := make([]uint32, 0, size)
-	ids := []uint{0}
-	// Ordinary token ids are dense from 0; the special tokens come after.
-	for id := range size {
-		ids[0] = uint(id)
-		tok, err := codec.Decode(ids)
-		if err != nil || tok == "" {
-			return nil, fmt.Errorf("tokens: %v: token %d: %v (tokenizer module changed?)", enc, id, err)
+	return o200kFile
+}
+
+const vocabMagic = "tokv1\n"
+
+// loadVocab reads a vocabulary file: the magic, the token count N as a
+// little-endian uint32, N token lengths of a byte each, the tokens' bytes.
+func loadVocab(enc Encoding, file string) (*vocab, error) {
+	bad := func(why string) (*vocab, error) {
+		return nil, fmt.Errorf("tokens: the embedded %v vocabulary is damaged (%s); rebuild after `go generate ./internal/tokens/`", enc, why)
+	}
+	if !strings.HasPrefix(file, vocabMagic) || len(file) < len(vocabMagic)+4 {
+		return bad("no header")
+	}
+	h := file[len(vocabMagic):]
+	n := int(uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16 | uint32(h[3])<<24)
+	if n != vocabSizes[enc] || len(h) < 4+n {
+		return bad(fmt.Sprintf("%d tokens, want %d", n, vocabSizes[enc]))
+	}
+	lens, blob := h[4:4+n], h[4+n:]
+	v := &vocab{blob: blob, ends: make([]uint32, n), seed: maphash.MakeSeed()}
+	end := uint32(0)
+	for id := range n {
+		if lens[id] == 0 {
+			return bad(fmt.Sprintf("token %d is empty", id))
 		}
-		blob.WriteString(tok)
-		ends = append(ends, uint32(blob.Len()))
+		end += uint32(lens[id])
+		v.ends[id] = end
 	}
-	if _, err := codec.Decode([]uint{uint(size)}); err == nil {
-		return nil, fmt.Errorf("tokens: %v: the vocabulary has more than %d tokens (tokenizer module changed?)", enc, size)
+	if int(end) != len(blob) {
+		return bad(fmt.Sprintf("%d bytes of tokens, the lengths add up to %d", len(blob), end))
 	}
-	v := &vocab{blob: blob.String(), ends: ends, seed: maphash.MakeSeed()}
 	slots := 1
-	for slots < size*5/2 {
+	for slots < n*5/2 {
 		slots <<= 1
 	}
 	v.slots = make([]uint32, slots)
 	mask := uint64(slots - 1)
-	for id := range uint32(size) {
+	for id := range uint32(n) {
 		tok := v.token(id)
 		i := maphash.String(v.seed, tok) & mask
 		for ; v.slots[i] != 0; i = (i + 1) & mask {
 			if v.token(v.slots[i]-1) == tok {
-				return nil, fmt.Errorf("tokens: %v: tokens %d and %d have the same bytes", enc, v.slots[i]-1, id)
+				return bad(fmt.Sprintf("tokens %d and %d have the same bytes", v.slots[i]-1, id))
 			}
 		}
 		v.slots[i] = id + 1

@@ -1,10 +1,10 @@
 // Package tokens owns token counting: which tiktoken encoding a model uses
 // (ForModel), an exact Counter (tiktoken's pre-tokenizer, written out in
-// split.go, and its byte-pair merge over the vocabularies that
-// github.com/tiktoken-go/tokenizer compiles into the binary: no file, no
-// network), a cheap Estimate for the case where no counter is at hand, and
-// the per-model Correction that folds the provider's reported usage into a
-// moving ratio.
+// split.go, and its byte-pair merge over tiktoken's vocabularies, embedded
+// in the binary as files generated from github.com/tiktoken-go/tokenizer:
+// no file read, no network), a cheap Estimate for the case where no counter
+// is at hand, and the per-model Correction that folds the provider's
+// reported usage into a moving ratio.
 //
 // It holds no package-level mutable state: the caller creates a Counter (one
 // per encoding, for as long as it wants the memo to live) and owns it; the
@@ -146,10 +146,10 @@ type memoKey struct {
 	line bool // counted as s + "\n"
 }
 
-// New returns a Counter for enc. The vocabularies are compiled into the
-// binary (no file, no network), so New fails only for an encoding this
-// package does not know. The first New of an encoding in a process builds
-// its rank table (a few hundred milliseconds for o200k_base); later ones
+// New returns a Counter for enc. The vocabularies are embedded in the
+// binary, so New fails only for an encoding this package does not know (or
+// a damaged build). The first New of an encoding in a process builds its
+// lookup table (a few milliseconds and 2.8 MiB for o200k_base); later ones
 // share it and cost nothing.
 func New(enc Encoding) (*Counter, error) {
 	if !enc.valid() {
