@@ -84,6 +84,8 @@ func TestRollbackAndUndo(t *testing.T) {
 	if s := h.screen(); !strings.Contains(s, "undo rollback") {
 		t.Errorf("the pre-rollback checkpoint is not shown as undo rollback:\n%s", s)
 	}
+	h.enter() // preview: what undoing brings back
+	h.until("the undo preview", func(m *model) bool { return strings.Contains(stripANSI(m.View().Content), `println("Hi")`) })
 	h.key(keyRune('c'))
 	h.until("the confirmation", func(m *model) bool { return m.cpDrawer.Confirming() })
 	h.key(keyRune('y'))
