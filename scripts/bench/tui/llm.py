@@ -23,7 +23,9 @@ reply depends only on the conversation. A request that offers no tools (a
 session title, a summary) gets a short text reply outside the script. Each
 request is logged to --log as one JSON line (tag, dialect, turn, whether
 it offered tools, how many tool results it carried, its size), so the
-harness can check that the session was played whole.
+harness can check that the session was played whole; a paced stream logs
+one more line when it ends (the wall-clock times of its first and last
+delta).
 Loopback only; it stops on SIGTERM.
 """
 import argparse
@@ -196,6 +198,12 @@ class H(BaseHTTPRequestHandler):
                     time.sleep(wait)
                 self.wfile.write(chunk({"content": text[i:i + 4]}))
                 self.wfile.flush()
+                if n == 0:
+                    first = time.time()
+            with lock:
+                with open(args.log, "a") as f:
+                    f.write(json.dumps({"tag": tag, "dialect": dialect, "mode": mode, "stream_start": first,
+                                        "stream_end": time.time(), "deltas": n + 1, "chars": len(text)}) + "\n")
         else:
             for i in range(0, len(text), 16):
                 out.append(chunk({"content": text[i:i + 16]}))
