@@ -31,6 +31,10 @@
 #           and last 0.5 s left out), STREAM_RUNS runs per tool; the screen
 #           halfway through the stream tells whether text was shown as it
 #           arrived.
+#   init    what the start costs before any terminal work: `agent version`
+#           and `crush --version` as whole processes (scripts/bench/rusage.py,
+#           RUNS each), and one run of each with GODEBUG=inittrace=1: the
+#           sum of the Go package initializers' wall time, and the largest.
 #
 # Environment (all optional):
 #   RUNS=20 LONG_RUNS=3 STREAM_RUNS=3 PAGES=30 TURNS=500 CALLS=19
@@ -62,13 +66,13 @@ STREAM_TOKENS=${STREAM_TOKENS:-1500}
 COLS=${COLS:-120}
 ROWS=${ROWS:-40}
 TOOLS=${TOOLS:-"agent crush"}
-SCENARIOS=${SCENARIOS:-"start long stream"}
+SCENARIOS=${SCENARIOS:-"start long stream init"}
 OUT=${OUT:-/tmp/bench-tui-$(date -u +%Y%m%dT%H%M%S)}
 
 die() { echo "tui.sh: $*" >&2; exit 2; }
 for c in python3 git tmux; do command -v $c >/dev/null || die "$c is needed (apt-get install $c)"; done
 for t in $TOOLS; do [[ $t == agent || $t == crush ]] || die "TOOLS: unknown tool $t (agent, crush)"; done
-for s in $SCENARIOS; do [[ $s == start || $s == long || $s == stream ]] || die "SCENARIOS: unknown scenario $s (start, long, stream)"; done
+for s in $SCENARIOS; do [[ $s == start || $s == long || $s == stream || $s == init ]] || die "SCENARIOS: unknown scenario $s (start, long, stream, init)"; done
 if [[ " $TOOLS " == *" agent "* ]]; then
   if [[ -z "${AGENT_BIN:-}" ]]; then
     AGENT_BIN=/tmp/tb-agent
@@ -324,6 +328,37 @@ EOF
         --meta scenario=stream --meta tool="$tool" --meta round="$round" --meta tag="$tag" "${env[@]}" -- "${cmd[@]}"
     done
     echo "tui.sh: stream: round $round of $STREAM_RUNS done" >&2
+  done
+fi
+
+# --- init ---------------------------------------------------------------------------
+if [[ " $SCENARIOS " == *" init "* ]]; then
+  for round in $(seq 0 "$RUNS"); do
+    for tool in $(order_of "$round"); do
+      case $tool in
+      agent) cmd=("$AGENT_BIN" version) ;;
+      crush) cmd=("$CRUSH_BIN" --version) ;;
+      esac
+      env -i PATH="$PATH" HOME="$OUT/runs" python3 "$here/rusage.py" --out "$results" --meta scenario=init --meta tool="$tool" \
+        --meta round="$round" -- "${cmd[@]}" >/dev/null
+    done
+  done
+  for tool in $TOOLS; do
+    case $tool in
+    agent) cmd=("$AGENT_BIN" version) ;;
+    crush) cmd=("$CRUSH_BIN" --version) ;;
+    esac
+    env -i PATH="$PATH" HOME="$OUT/runs" GODEBUG=inittrace=1 "${cmd[@]}" >/dev/null 2>"$OUT/inittrace-$tool.txt" || true
+    python3 - "$OUT/inittrace-$tool.txt" "$tool" "$results" <<'EOF'
+import json, re, sys
+rows = re.findall(r"init (\S+) @([0-9.]+) ms, ([0-9.]+) ms clock", open(sys.argv[1]).read())
+top = sorted(rows, key=lambda r: -float(r[2]))[:6]
+rec = {"scenario": "inittrace", "tool": sys.argv[2], "packages": len(rows),
+       "sum_ms": round(sum(float(r[2]) for r in rows), 1),
+       "end_ms": round(max((float(r[1]) + float(r[2]) for r in rows), default=0), 1),
+       "top": [[r[0], float(r[2])] for r in top]}
+open(sys.argv[3], "a").write(json.dumps(rec) + "\n")
+EOF
   done
 fi
 

@@ -9,11 +9,12 @@ medians. A run whose frame never came is counted apart and listed.
 """
 import json
 import math
+import os
 import statistics
 import sys
 
 results = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-log = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+log = [json.loads(l) for l in open(sys.argv[2]) if l.strip()] if os.path.exists(sys.argv[2]) else []
 
 
 def p(v, q):
@@ -40,7 +41,7 @@ def mib(kb):
     return None if kb is None else kb / 1024
 
 
-failed = [r for r in results if r.get("frame_ms") is None]
+failed = [r for r in results if r.get("scenario") in ("start", "long", "stream") and r.get("frame_ms") is None]
 if failed:
     print(f"**{len(failed)} run(s) never showed their frame:** " +
           ", ".join(f"{r.get('scenario')}/{r.get('tool')}/{r.get('state', '')} round {r.get('round')}" for r in failed))
@@ -149,3 +150,20 @@ if stream:
         print(f"- agent / Crush: CPU while streaming {ratio(rows['agent'][0], rows['crush'][0])}, "
               f"CPU per frame {ratio(rows['agent'][1], rows['crush'][1])}")
         print()
+
+# --- init -----------------------------------------------------------------------
+init = [r for r in results if r.get("scenario") == "init" and r.get("round") != "0" and r.get("rc") == 0]
+traces = {r["tool"]: r for r in results if r.get("scenario") == "inittrace"}
+if init:
+    print("### Process start without a terminal (`agent version`, `crush --version`)\n")
+    print("| tool | runs | wall (ms, median) | p90 | CPU user + sys (ms, median) | Go package init, one traced run: sum (ms) | the largest initializers (ms) |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for tool in ("agent", "crush"):
+        rs = [r for r in init if r["tool"] == tool]
+        if not rs:
+            continue
+        t = traces.get(tool, {})
+        top = ", ".join(f"`{n}` {ms:g}" for n, ms in t.get("top", [])[:4])
+        print(f"| {tool} | {len(rs)} | **{f(med([r['wall_ms'] for r in rs]))}** | {f(p([r['wall_ms'] for r in rs], .9))} | "
+              f"{f(med([r['user_ms'] + r['sys_ms'] for r in rs]))} | {f(t.get('sum_ms'))} ({t.get('packages', 0)} packages) | {top} |")
+    print()
