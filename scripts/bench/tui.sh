@@ -33,7 +33,7 @@
 #           arrived.
 #   init    what the start costs before any terminal work: `agent version`
 #           and `crush --version` as whole processes (scripts/bench/rusage.py,
-#           RUNS each), and one run of each with GODEBUG=inittrace=1: the
+#           RUNS each), and five runs of each with GODEBUG=inittrace=1: the
 #           sum of the Go package initializers' wall time, and the largest.
 #
 # Environment (all optional):
@@ -343,7 +343,8 @@ if [[ " $SCENARIOS " == *" init "* ]]; then
         --meta round="$round" -- "${cmd[@]}" >/dev/null
     done
   done
-  for tool in $TOOLS; do
+  for i in 1 2 3 4 5; do
+   for tool in $TOOLS; do
     case $tool in
     agent) cmd=("$AGENT_BIN" version) ;;
     crush) cmd=("$CRUSH_BIN" --version) ;;
@@ -359,6 +360,7 @@ rec = {"scenario": "inittrace", "tool": sys.argv[2], "packages": len(rows),
        "top": [[r[0], float(r[2])] for r in top]}
 open(sys.argv[3], "a").write(json.dumps(rec) + "\n")
 EOF
+   done
   done
 fi
 
