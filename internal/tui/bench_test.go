@@ -174,8 +174,9 @@ func TestLongSessionItems(t *testing.T) {
 	}
 }
 
-// streamAnswer is a model's answer of about 1,500 tokens (4 characters a
-// token): headings, paragraphs, lists, Go code blocks.
+// streamAnswer is a model's answer of 7.2 kB, the one scripts/bench/tui.sh
+// streams (1,803 deltas of 4 characters, about a token each): headings,
+// paragraphs, lists, Go code blocks.
 func streamAnswer() string {
 	var b strings.Builder
 	b.WriteString("I looked at the journal and the loop. The flaky test comes from a race between the writer and the checkpoint goroutine; here is what happens and how to fix it.\n\n")

@@ -13,10 +13,10 @@ mode:    long    a long session: a turns, each a markdown answer (a few
                  list) and b tool calls made in parallel (even ones read
                  fNN.txt, odd ones run `echo ...`), then a final answer.
                  Items on screen: 1 prompt + a * (1 + b) + 1.
-         stream  one answer of about b tokens of markdown (headings,
-                 paragraphs, lists, Go code blocks), streamed at a tokens per
-                 second in 4-character deltas (a token is about 4
-                 characters), no tool calls.
+         stream  one answer of markdown (headings, paragraphs, lists, Go
+                 code blocks) of at least b tokens of 4 characters (whole
+                 sections: b=1500 gives 7.2 kB, 1,803 deltas), streamed at a
+                 4-character deltas per second, no tool calls.
 
 Turn k is the number of assistant messages already in the request, so the
 reply depends only on the conversation. A request that offers no tools (a
