@@ -231,3 +231,25 @@ func TestTUIInTmux(t *testing.T) {
 		t.Errorf("side.log = %q: the command ran again or its orphan wrote on", got)
 	}
 }
+
+// The answer streams onto the screen as the server sends it: with the
+// server stalled mid-answer, what it sent is already on screen (not held
+// until the end), and Esc interrupts the stalled request.
+func TestTUIStreamsLive(t *testing.T) {
+	tm := newTmux(t)
+	long := strings.Repeat("Streaming word by word, so the person reads the answer as it arrives. ", 12)
+	st := turn(long)
+	st["stall_after_chunks"] = 40 // about 280 characters, then the server hangs
+	e := newEnv(t, script(st, turn("Never reached.")))
+	env := append(e.environ(), "AGENT_APPROVAL=ask", "AGENT_MODEL=test-model")
+	tm.start(100, 30, env, e.ws, agentBin+"; echo AGENT-EXITED-$?; sleep 60")
+	tm.wait(`Ask, or /`, 15*time.Second)
+	tm.typeText("Tell me something long")
+	tm.keys("Enter")
+	tm.wait(`Streaming word by word, so the person reads the answer`, 15*time.Second)
+	if s := tm.screen(); strings.Contains(s, "done") {
+		t.Fatalf("the run ended although the server stalls:\n%s", s)
+	}
+	tm.keys("Escape")
+	tm.wait(`interrupted`, 15*time.Second)
+}

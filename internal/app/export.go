@@ -96,6 +96,8 @@ const (
 	ExportDirMissing
 	// ExportPathIsDir: the path names a directory.
 	ExportPathIsDir
+	// ExportFileExists: ExportFile was given a path to a file that exists.
+	ExportFileExists
 )
 
 // ExportPathError is an export file path that cannot be written; it comes
@@ -116,6 +118,8 @@ func (e *ExportPathError) Error() string {
 		return fmt.Sprintf("export file %s: the directory %s does not exist: create it (mkdir -p %s) or fix the path", e.Path, dir, dir)
 	case ExportPathIsDir:
 		return fmt.Sprintf("export file %s is a directory: give a file name, e.g. %s", e.Path, e.Suggest)
+	case ExportFileExists:
+		return fmt.Sprintf("export file %s exists: give another path, or remove it first", e.Path)
 	}
 	return fmt.Sprintf("export file %s: %v", e.Path, e.Err)
 }
@@ -234,7 +238,9 @@ func Export(ctx context.Context, st *store.Store, runID string, to ExportTarget,
 //   - a leading ~/ is the user's home directory;
 //   - relative: taken from the session's workspace, not the process's
 //     working directory;
-//   - an existing directory: <run id>.jsonl in it.
+//   - an existing directory: <run id>.jsonl in it;
+//   - an existing file other than <run id>.jsonl is not replaced: a
+//     *UsageError (Problem ExportFileExists).
 //
 // The file's directory must exist; it is never created. When it does not,
 // nothing is written and the error, a *UsageError wrapping an
@@ -250,6 +256,11 @@ func (s *Service) ExportFile(ctx context.Context, runID, path string) (written s
 	where, err := s.exportFilePath(run.ID, path)
 	if err != nil {
 		return "", 0, err
+	}
+	if _, err := os.Lstat(where); err == nil && path != "" && filepath.Base(where) != run.ID+".jsonl" {
+		// a path the person typed never replaces a file they have (the
+		// default name is this run's own export, written again)
+		return "", 0, &UsageError{Err: &ExportPathError{Path: path, Abs: where, Problem: ExportFileExists}}
 	}
 	res, err := Export(ctx, s.store, run.ID, ExportTarget{Path: where}, ExportOptions{Warn: s.warn})
 	if err != nil {

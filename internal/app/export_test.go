@@ -348,3 +348,27 @@ func TestShrinkArguments(t *testing.T) {
 		t.Errorf("big non-JSON arguments kept: %.40s", got)
 	}
 }
+
+// /export PATH never replaces a file the person has; the run's own default
+// file is written again.
+func TestExportFileKeepsAnExistingFile(t *testing.T) {
+	e := newExportEnv(t)
+	s, runID := e.svc, e.run
+	mine := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(mine, []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := s.ExportFile(context.Background(), runID, mine)
+	var pe *ExportPathError
+	if !errors.As(err, &pe) || pe.Problem != ExportFileExists || !strings.Contains(err.Error(), "give another path") {
+		t.Fatalf("export over an existing file: %v", err)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my notes\n" {
+		t.Fatalf("the file was replaced: %q", b)
+	}
+	for i := 0; i < 2; i++ { // the default file, twice
+		if _, _, err := s.ExportFile(context.Background(), runID, ""); err != nil {
+			t.Fatalf("export %d to the default file: %v", i, err)
+		}
+	}
+}

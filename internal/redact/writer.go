@@ -55,6 +55,8 @@ type Writer struct {
 	// liveChunk for a live stream).
 	tail, chunk int
 	live        bool
+	tried       int // len(buf) when a live stream last found nothing to show
+	heldAt      int // where structured text holds a live stream, or -1
 }
 
 // NewWriter returns a Writer that writes the redacted stream to w.
@@ -66,7 +68,7 @@ func (r *Redactor) NewWriter(w io.Writer) *Writer {
 // it scans on every write and holds back only what may still be (or be
 // the start of) a secret, so the text shows with little delay.
 func (r *Redactor) NewLiveWriter(w io.Writer) *Writer {
-	return &Writer{r: r, w: w, tail: liveTail, chunk: liveChunk, live: true}
+	return &Writer{r: r, w: w, tail: liveTail, chunk: liveChunk, live: true, heldAt: -1}
 }
 
 // Write buffers p and emits what is safe to emit. It reports len(p) unless
@@ -82,8 +84,24 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	w.buf = append(w.buf, p...)
 	w.r.scanned.Add(int64(len(p)))
-	if len(w.buf)-w.done >= w.tail+w.chunk {
+	switch pending := len(w.buf) - w.done; {
+	case pending >= writerTail+writerChunk:
 		w.process(false)
+	case pending < w.tail+w.chunk:
+	case !w.live:
+		w.process(false)
+	case len(w.buf)-w.tried < w.chunk:
+		// looked a moment ago: wait for a chunk more
+	case w.heldAt >= 0 && !bytes.Contains(w.buf[max(w.heldAt, w.tried-1):], []byte("\n\n")):
+		// structured text still holds the stream (no blank line since):
+		// it waits for the batch window without a scan per write
+		w.tried = len(w.buf)
+	default:
+		if h := liveHold(w.buf, w.done); h > w.done {
+			w.process(false) // prose to show
+		} else {
+			w.heldAt, w.tried = h, len(w.buf)
+		}
 	}
 	if w.err != nil {
 		return 0, w.err
@@ -177,6 +195,7 @@ func (w *Writer) process(final bool) {
 	n := copy(w.buf, b[keep:])
 	w.buf = w.buf[:n]
 	w.done = cut - keep
+	w.tried, w.heldAt = 0, -1
 }
 
 // liveHold is where a live stream must stop for now, beyond what the
@@ -189,7 +208,9 @@ func (w *Writer) process(final bool) {
 // of process let go after that is redacted as seen.
 func liveHold(b []byte, done int) int {
 	hold := len(b)
-	para := done
+	// the paragraph: from the last blank line, or from the start of the
+	// line that was being emitted (whole, for the look of it)
+	para := lineStart(b, done, writerCtx)
 	if k := bytes.LastIndex(b[done:], []byte("\n\n")); k >= 0 {
 		para = done + k + 2
 	}
@@ -201,7 +222,7 @@ func liveHold(b []byte, done int) int {
 			end += i
 		}
 		if dataLine(b[i:end]) {
-			hold = i
+			hold = max(i, done)
 			break
 		}
 		i = end + 1

@@ -121,7 +121,18 @@ func diffSummary(before, after string) string {
 			break
 		}
 		if i == 0 || !show[i-1] {
-			fmt.Fprintf(&b2, "@@ -%d +%d @@\n", l.old, l.new)
+			// a unified hunk header: where the hunk starts and how many
+			// lines it spans on each side
+			nOld, nNew := 0, 0
+			for j := i; j < len(lines) && show[j]; j++ {
+				if lines[j].op != diffmatchpatch.DiffInsert {
+					nOld++
+				}
+				if lines[j].op != diffmatchpatch.DiffDelete {
+					nNew++
+				}
+			}
+			fmt.Fprintf(&b2, "@@ -%s +%s @@\n", hunkRange(l.old, nOld), hunkRange(l.new, nNew))
 			written++
 		}
 		prefix := " "
@@ -139,6 +150,18 @@ func diffSummary(before, after string) string {
 		written++
 	}
 	return b2.String()
+}
+
+// hunkRange is one side of a unified hunk header: "start,count", or
+// "start" for one line; an empty side names the line before it.
+func hunkRange(start, n int) string {
+	switch n {
+	case 1:
+		return fmt.Sprint(start)
+	case 0:
+		return fmt.Sprintf("%d,0", start-1)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
 }
 
 // splitLines splits s into lines without their "\n".

@@ -189,7 +189,7 @@ func TestDiffSummaryIsSmall(t *testing.T) {
 	if n := len(lines(out)); n > diffMaxLines+3 || n < diffMaxLines {
 		t.Errorf("diff has %d lines", n)
 	}
-	if !strings.HasPrefix(out, "+100 -100 lines\n@@ -1 +1 @@\n same line\n-old\n+new\n same line\n same line\n@@ -6 +6 @@\n") || !strings.Contains(out, "more diff lines]") {
+	if !strings.HasPrefix(out, "+100 -100 lines\n@@ -1,4 +1,4 @@\n same line\n-old\n+new\n same line\n same line\n@@ -6,5 +6,5 @@\n") || !strings.Contains(out, "more diff lines]") {
 		t.Errorf("diff:\n%s", out)
 	}
 }

@@ -84,10 +84,15 @@ func TestRollbackAndUndo(t *testing.T) {
 	if s := h.screen(); !strings.Contains(s, "undo rollback") {
 		t.Errorf("the pre-rollback checkpoint is not shown as undo rollback:\n%s", s)
 	}
+	h.enter() // preview: what undoing brings back
+	h.until("the undo preview", func(m *model) bool { return strings.Contains(stripANSI(m.View().Content), `println("Hi")`) })
 	h.key(keyRune('c'))
 	h.until("the confirmation", func(m *model) bool { return m.cpDrawer.Confirming() })
 	h.key(keyRune('y'))
-	h.until("the rollback undone", func(m *model) bool { return strings.Contains(readFileQuiet(main), `"Hi"`) })
+	h.until("the rollback undone", func(m *model) bool {
+		// the flash is set once the rollback has returned (journaled)
+		return strings.Contains(readFileQuiet(main), `"Hi"`) && strings.Contains(m.flash, "rolled back")
+	})
 	var rollbacks int
 	for _, ev := range h.events() {
 		if _, ok := ev.Data.(*event.RollbackData); ok {

@@ -92,7 +92,8 @@ func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*progr
 	}
 	p := tea.NewProgram(m, append(popts, extra...)...)
 	br.attach(p)
-	unsub := svc.Subscribe(func(u app.Update) { p.Send(updateMsg{u}) })
+	co := newCoalescer(func(u app.Update) { p.Send(updateMsg{u}) })
+	unsub := svc.Subscribe(co.update)
 	return &program{svc: svc, m: m, p: p, br: br, unsub: unsub}, nil
 }
 
