@@ -109,7 +109,7 @@ func resumeTUI(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 	if err != nil {
 		return err
 	}
-	row, _, err := app.PeekRun(cmd.Context(), st0, id)
+	row, err := st0.GetRun(cmd.Context(), id) // the row is enough: the TUI folds the journal once
 	st0.Close()
 	if err != nil {
 		return appErr(err)

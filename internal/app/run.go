@@ -85,18 +85,34 @@ func PeekRun(ctx context.Context, st *store.Store, id string) (store.Run, *agent
 // then its journal folded under the lock. The run keeps the approval rules
 // it started with; the session's deny rules are added.
 func (s *Service) OpenRun(ctx context.Context, id string) (*Run, error) {
+	r, _, err := s.OpenRunHistory(ctx, id)
+	return r, err
+}
+
+// OpenRunHistory is OpenRun that also returns the journal it folded, for a
+// frontend that shows the run's transcript (the journal is read and
+// decoded once).
+func (s *Service) OpenRunHistory(ctx context.Context, id string) (*Run, []event.Event, error) {
+	r, evs, err := s.openRun(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, evs, nil
+}
+
+func (s *Service) openRun(ctx context.Context, id string) (*Run, []event.Event, error) {
 	row, err := s.store.GetRun(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := &Run{s: s, id: row.ID, prompt: row.Prompt}
 	if err := r.takeLock(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	evs, err := s.store.Events(ctx, row.ID, 0)
 	if err != nil {
 		r.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	st := agent.Fold(row.ID, evs)
 	if st.Approval == "" { // killed before run_started was journaled
@@ -106,13 +122,13 @@ func (s *Service) OpenRun(ctx context.Context, id string) (*Run, error) {
 	r.state = st
 	if err := s.setPolicy(row.ID, s.set.Approval, st.Allow, append(append([]string{}, st.Deny...), s.set.Deny...)); err != nil {
 		r.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.runner.Begin(ctx, st, row.Prompt); err != nil {
 		r.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return r, nil
+	return r, evs, nil
 }
 
 func (r *Run) takeLock() error {

@@ -451,13 +451,8 @@ func (m *model) newRun(prompt string) tea.Cmd {
 func (m *model) openRun(id string, opt agent.ResumeOptions, message string) tea.Cmd {
 	svc, ctx := m.svc, m.ctx
 	return func() tea.Msg {
-		r, err := svc.OpenRun(ctx, id)
+		r, hist, err := svc.OpenRunHistory(ctx, id)
 		if err != nil {
-			return runOpenedMsg{err: err}
-		}
-		hist, err := svc.Store().Events(ctx, r.ID(), 0)
-		if err != nil {
-			r.Close()
 			return runOpenedMsg{err: err}
 		}
 		return runOpenedMsg{run: r, history: hist, resume: opt, message: message}
