@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"agent/internal/tui/theme"
+	"agent/internal/tui/tuitest"
 )
 
 const editDiff = `--- a/internal/greet/greet.go
@@ -72,17 +73,17 @@ func TestGolden(t *testing.T) {
 			th := theme.New(dark, false)
 			m, _ := opened(t, th, editReq("e1"))
 			m.SetSize(w, 30)
-			golden(t, fmt.Sprintf("edit_%d_%s", w, mode), ansi.Strip(m.View()))
+			tuitest.Golden(t, fmt.Sprintf("edit_%d_%s", w, mode), ansi.Strip(m.View()))
 
 			m, _ = opened(t, th, cmdReq("c1"), editReq("e2"), cmdReq("c3"))
 			m.SetSize(w, 30)
-			golden(t, fmt.Sprintf("command_%d_%s", w, mode), ansi.Strip(m.View()))
+			tuitest.Golden(t, fmt.Sprintf("command_%d_%s", w, mode), ansi.Strip(m.View()))
 		}
 	}
 	m, _ := opened(t, theme.New(true, false), cmdReq("c1"))
-	m.Update(key("tab"))
+	m.Update(tuitest.Key("tab"))
 	typeText(m, "run go vet first")
-	golden(t, "command_note_80_dark", ansi.Strip(m.View()))
+	tuitest.Golden(t, "command_note_80_dark", ansi.Strip(m.View()))
 }
 
 // Every line of the view is exactly the width asked for, whatever the width.
@@ -91,7 +92,7 @@ func TestViewFitsWidth(t *testing.T) {
 		for _, req := range []Request{editReq("e"), cmdReq("c")} {
 			m, _ := opened(t, theme.New(true, false), req)
 			m.SetSize(w, 30)
-			for i, l := range rows(m.View()) {
+			for i, l := range tuitest.Rows(m.View()) {
 				if got := ansi.StringWidth(l); got != w {
 					t.Errorf("width %d, %s: row %d is %d wide: %q", w, req.Tool, i, got, l)
 				}
@@ -103,7 +104,7 @@ func TestViewFitsWidth(t *testing.T) {
 func TestAllowOnce(t *testing.T) {
 	for _, k := range []string{"1", "y"} {
 		m, _ := opened(t, theme.New(true, false), editReq("e1"))
-		_, cmd := m.Update(key(k))
+		_, cmd := m.Update(tuitest.Key(k))
 		got := decisions(cmd)
 		if len(got) != 1 || got[0] != (DecisionMsg{ID: "e1", Choice: AllowOnce}) {
 			t.Fatalf("%s: decisions %+v, want allow once of e1", k, got)
@@ -121,7 +122,7 @@ func TestAllowForRun(t *testing.T) {
 		if !strings.Contains(view, "allow for this run: run_command(go test ./...) until 15:42") {
 			t.Fatalf("the option does not name the scope and expiry:\n%s", view)
 		}
-		_, cmd := m.Update(key(k))
+		_, cmd := m.Update(tuitest.Key(k))
 		if got := decisions(cmd); len(got) != 1 || got[0] != (DecisionMsg{ID: "c1", Choice: AllowRun}) {
 			t.Fatalf("%s: decisions %+v, want allow for this run of c1", k, got)
 		}
@@ -131,7 +132,7 @@ func TestAllowForRun(t *testing.T) {
 func TestDeny(t *testing.T) {
 	for _, k := range []string{"3", "n", "esc"} {
 		m, _ := opened(t, theme.New(true, false), cmdReq("c1"))
-		_, cmd := m.Update(key(k))
+		_, cmd := m.Update(tuitest.Key(k))
 		if got := decisions(cmd); len(got) != 1 || got[0] != (DecisionMsg{ID: "c1", Choice: Deny}) {
 			t.Fatalf("%s: decisions %+v, want deny of c1", k, got)
 		}
@@ -141,7 +142,7 @@ func TestDeny(t *testing.T) {
 func TestDenyWithNote(t *testing.T) {
 	for _, k := range []string{"4", "tab"} {
 		m, _ := opened(t, theme.New(true, false), cmdReq("c1"))
-		if _, cmd := m.Update(key(k)); len(decisions(cmd)) != 0 {
+		if _, cmd := m.Update(tuitest.Key(k)); len(decisions(cmd)) != 0 {
 			t.Fatalf("%s decided before the note was typed", k)
 		}
 		if !m.Noting() {
@@ -153,7 +154,7 @@ func TestDenyWithNote(t *testing.T) {
 		if !strings.Contains(view, "note 1y2a use go vet") || !strings.Contains(view, "enter sends the note") {
 			t.Fatalf("the note is not shown inline:\n%s", view)
 		}
-		_, cmd := m.Update(key("enter"))
+		_, cmd := m.Update(tuitest.Key("enter"))
 		got := decisions(cmd)
 		if len(got) != 1 || got[0] != (DecisionMsg{ID: "c1", Choice: DenyWithNote, Note: "1y2a use go vet"}) {
 			t.Fatalf("decisions %+v, want deny of c1 with the note", got)
@@ -163,9 +164,9 @@ func TestDenyWithNote(t *testing.T) {
 
 func TestNoteEditor(t *testing.T) {
 	m, _ := opened(t, theme.New(true, false), cmdReq("c1"))
-	m.Update(key("tab"))
+	m.Update(tuitest.Key("tab"))
 	// An empty note is refused with a hint, not sent.
-	if _, cmd := m.Update(key("enter")); len(decisions(cmd)) != 0 {
+	if _, cmd := m.Update(tuitest.Key("enter")); len(decisions(cmd)) != 0 {
 		t.Fatal("an empty note was sent")
 	}
 	if !strings.Contains(ansi.Strip(m.View()), "type a note first") {
@@ -173,20 +174,20 @@ func TestNoteEditor(t *testing.T) {
 	}
 	// A paste goes into the note on one line.
 	typeText(m, "use vet!")
-	m.Update(key("backspace"))
+	m.Update(tuitest.Key("backspace"))
 	// esc returns to the options without deciding, and keeps the note.
-	if _, cmd := m.Update(key("esc")); len(decisions(cmd)) != 0 || m.Noting() {
+	if _, cmd := m.Update(tuitest.Key("esc")); len(decisions(cmd)) != 0 || m.Noting() {
 		t.Fatal("esc in the note editor decided or stayed in the editor")
 	}
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "4/tab    deny with a note") {
 		t.Fatalf("the options are not back:\n%s", v)
 	}
-	m.Update(key("tab"))
+	m.Update(tuitest.Key("tab"))
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "note use vet") {
 		t.Fatalf("the note typed before esc is gone:\n%s", v)
 	}
-	m.Update(key("esc"))
-	_, cmd := m.Update(key("3"))
+	m.Update(tuitest.Key("esc"))
+	_, cmd := m.Update(tuitest.Key("3"))
 	if got := decisions(cmd); len(got) != 1 || got[0] != (DecisionMsg{ID: "c1", Choice: Deny}) {
 		t.Fatalf("3 after leaving the note editor: %+v, want a plain deny", got)
 	}
@@ -194,9 +195,9 @@ func TestNoteEditor(t *testing.T) {
 
 func TestPastedNote(t *testing.T) {
 	m, _ := opened(t, theme.New(true, false), cmdReq("c1"))
-	m.Update(key("tab"))
+	m.Update(tuitest.Key("tab"))
 	m.Update(tea.PasteMsg{Content: "line one\nline two"})
-	_, cmd := m.Update(key("enter"))
+	_, cmd := m.Update(tuitest.Key("enter"))
 	if got := decisions(cmd); len(got) != 1 || got[0].Note != "line one line two" {
 		t.Fatalf("decisions %+v, want the pasted note on one line", got)
 	}
@@ -206,7 +207,7 @@ func TestPastedNote(t *testing.T) {
 func TestEnterDoesNotDecide(t *testing.T) {
 	m, _ := opened(t, theme.New(true, false), cmdReq("c1"))
 	for _, k := range []string{"enter", "x", "space", "q"} {
-		if _, cmd := m.Update(key(k)); len(decisions(cmd)) != 0 || !m.Active() {
+		if _, cmd := m.Update(tuitest.Key(k)); len(decisions(cmd)) != 0 || !m.Active() {
 			t.Fatalf("%q decided the request", k)
 		}
 	}
@@ -220,27 +221,27 @@ func TestGuardIgnoresEarlyKeys(t *testing.T) {
 	m.Push(cmdReq("c2"))
 	for _, k := range []string{"1", "y", "2", "a", "3", "esc", "4", "tab"} {
 		c.advance(30 * time.Millisecond)
-		if _, cmd := m.Update(key(k)); cmd != nil || m.Len() != 2 || m.Noting() {
+		if _, cmd := m.Update(tuitest.Key(k)); cmd != nil || m.Len() != 2 || m.Noting() {
 			t.Fatalf("%q at %v after opening was not ignored", k, c.t.Sub(time.Date(2026, 11, 29, 15, 12, 0, 0, time.UTC)))
 		}
 	}
 	c.advance(DefaultGuard - 8*30*time.Millisecond - time.Millisecond) // 299 ms
-	if _, cmd := m.Update(key("1")); cmd != nil {
+	if _, cmd := m.Update(tuitest.Key("1")); cmd != nil {
 		t.Fatal("a key at 299 ms decided")
 	}
 	c.advance(time.Millisecond) // 300 ms
-	_, cmd := m.Update(key("1"))
+	_, cmd := m.Update(tuitest.Key("1"))
 	if got := decisions(cmd); len(got) != 1 || got[0].ID != "c1" {
 		t.Fatalf("at 300 ms: decisions %+v, want allow of c1", got)
 	}
 	// The next request opens with its own guard: a double press cannot
 	// approve it.
 	c.advance(10 * time.Millisecond)
-	if _, cmd := m.Update(key("1")); cmd != nil || m.Len() != 1 {
+	if _, cmd := m.Update(tuitest.Key("1")); cmd != nil || m.Len() != 1 {
 		t.Fatal("a second press 10 ms later approved the next request")
 	}
 	c.advance(DefaultGuard)
-	if got := decisions(func() tea.Cmd { _, c := m.Update(key("2")); return c }()); len(got) != 1 || got[0] != (DecisionMsg{ID: "c2", Choice: AllowRun}) {
+	if got := decisions(func() tea.Cmd { _, c := m.Update(tuitest.Key("2")); return c }()); len(got) != 1 || got[0] != (DecisionMsg{ID: "c2", Choice: AllowRun}) {
 		t.Fatalf("decisions %+v, want allow for this run of c2", got)
 	}
 }
@@ -257,7 +258,7 @@ func TestQueueOfThreeDenyWithNoteCancelsTheRest(t *testing.T) {
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "1 of 5") || !strings.Contains(v, "$ go test ./...") {
 		t.Fatalf("the head does not show its place in the queue:\n%s", v)
 	}
-	_, cmd := m.Update(key("1"))
+	_, cmd := m.Update(tuitest.Key("1"))
 	if got := decisions(cmd); len(got) != 1 || got[0] != (DecisionMsg{ID: "a", Choice: AllowOnce}) {
 		t.Fatalf("first: %+v", got)
 	}
@@ -265,9 +266,9 @@ func TestQueueOfThreeDenyWithNoteCancelsTheRest(t *testing.T) {
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "1 of 4") || !strings.Contains(v, "file  internal/greet/greet.go") {
 		t.Fatalf("the second request is not shown next:\n%s", v)
 	}
-	m.Update(key("tab"))
+	m.Update(tuitest.Key("tab"))
 	typeText(m, "keep the old greeting")
-	_, cmd = m.Update(key("enter"))
+	_, cmd = m.Update(tuitest.Key("enter"))
 	got := decisions(cmd)
 	want := []DecisionMsg{
 		{ID: "b", Choice: DenyWithNote, Note: "keep the old greeting"},
@@ -283,7 +284,7 @@ func TestQueueOfThreeDenyWithNoteCancelsTheRest(t *testing.T) {
 		t.Fatalf("head is %s, want d", h.ID)
 	}
 	clk.advance(DefaultGuard)
-	m.Update(key("3"))
+	m.Update(tuitest.Key("3"))
 	clk.advance(DefaultGuard)
 	if h, _ := m.Head(); h.ID != "e" || strings.Contains(ansi.Strip(m.View()), " of ") {
 		t.Fatalf("head %s; a lone request must not show a count:\n%s", h.ID, ansi.Strip(m.View()))
@@ -303,11 +304,11 @@ func TestPushDuplicateAndDrop(t *testing.T) {
 		t.Fatal("Drop of the head failed")
 	}
 	// The new head opened just now: the guard holds again.
-	if _, cmd := m.Update(key("1")); cmd != nil {
+	if _, cmd := m.Update(tuitest.Key("1")); cmd != nil {
 		t.Fatal("the request shown after a drop was approved without a guard")
 	}
 	c.advance(DefaultGuard)
-	if _, cmd := m.Update(key("1")); len(decisions(cmd)) != 1 {
+	if _, cmd := m.Update(tuitest.Key("1")); len(decisions(cmd)) != 1 {
 		t.Fatal("no decision after the guard")
 	}
 }
@@ -328,7 +329,7 @@ func TestOptionsPinnedWithLongDiff(t *testing.T) {
 	for _, size := range [][2]int{{80, 30}, {40, 16}, {200, 50}} {
 		m, _ := opened(t, theme.New(true, false), big)
 		m.SetSize(size[0], size[1])
-		first := rows(m.View())
+		first := tuitest.Rows(m.View())
 		if len(first) != size[1] {
 			t.Fatalf("%v: the box is %d rows, want all %d the prompt may take", size, len(first), size[1])
 		}
@@ -342,19 +343,19 @@ func TestOptionsPinnedWithLongDiff(t *testing.T) {
 			t.Fatalf("%v: no scroll position", size)
 		}
 		for _, k := range []string{"pgdown", "pgdown", "down", "end", "up", "pgup", "home", "end"} {
-			m.Update(key(k))
-			now := rows(m.View())
+			m.Update(tuitest.Key(k))
+			now := tuitest.Rows(m.View())
 			if len(now) != len(first) || optionBlock(now) != tail || !strings.HasSuffix(strings.Join(now, "\n"), tail) {
 				t.Fatalf("%v: after %s the options moved:\n%s", size, k, strings.Join(now, "\n"))
 			}
 		}
-		v := strings.Join(rows(m.View()), "\n")
+		v := strings.Join(tuitest.Rows(m.View()), "\n")
 		if !strings.Contains(v, "+new line 1000") || !strings.Contains(v, "of 2003") {
 			t.Fatalf("%v: end does not show the last line:\n%s", size, v)
 		}
 		m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-		m.Update(key("home"))
-		if v := strings.Join(rows(m.View()), "\n"); !strings.Contains(v, "--- a/big.txt") {
+		m.Update(tuitest.Key("home"))
+		if v := strings.Join(tuitest.Rows(m.View()), "\n"); !strings.Contains(v, "--- a/big.txt") {
 			t.Fatalf("%v: home does not show the top:\n%s", size, v)
 		}
 	}
@@ -373,7 +374,7 @@ func optionBlock(rows []string) string {
 func TestShortDiffShrinksTheBox(t *testing.T) {
 	m, _ := opened(t, theme.New(true, false), cmdReq("c"))
 	m.SetSize(80, 30)
-	if n := len(rows(m.View())); n >= 30 {
+	if n := len(tuitest.Rows(m.View())); n >= 30 {
 		t.Fatalf("a one-line command takes %d rows", n)
 	}
 	if strings.Contains(ansi.Strip(m.View()), "lines ") {
@@ -393,7 +394,7 @@ func TestTinyHeightKeepsOptions(t *testing.T) {
 			t.Fatalf("missing %q:\n%s", want, v)
 		}
 	}
-	if n := len(rows(m.View())); n > 12 {
+	if n := len(tuitest.Rows(m.View())); n > 12 {
 		t.Fatalf("%d rows in 12", n)
 	}
 }
@@ -451,7 +452,7 @@ func TestRenderDiffIsUsed(t *testing.T) {
 	if gotW != 76 || !strings.Contains(v, "DIFFVIEW --- a/internal/greet/greet.go") {
 		t.Fatalf("renderer width %d; view:\n%s", gotW, v)
 	}
-	for _, l := range rows(m.View()) {
+	for _, l := range tuitest.Rows(m.View()) {
 		if ansi.StringWidth(l) != 80 {
 			t.Fatalf("a renderer's long line overflowed: %q", l)
 		}
@@ -461,19 +462,19 @@ func TestRenderDiffIsUsed(t *testing.T) {
 func TestNoColor(t *testing.T) {
 	for _, req := range []Request{editReq("e"), cmdReq("c")} {
 		m, _ := opened(t, theme.New(true, true), req, cmdReq("x"))
-		if bad := colourEscapes(m.View()); len(bad) > 0 {
+		if bad := tuitest.ColourEscapes(m.View()); len(bad) > 0 {
 			t.Fatalf("%s: colour escapes with NO_COLOR: %v", req.Tool, bad)
 		}
-		m.Update(key("tab"))
+		m.Update(tuitest.Key("tab"))
 		typeText(m, "note")
-		if bad := colourEscapes(m.View()); len(bad) > 0 {
+		if bad := tuitest.ColourEscapes(m.View()); len(bad) > 0 {
 			t.Fatalf("%s note editor: colour escapes with NO_COLOR: %v", req.Tool, bad)
 		}
 	}
 	// The colour themes do colour the diff, differently.
 	dark, _ := opened(t, theme.New(true, false), editReq("e"))
 	light, _ := opened(t, theme.New(false, false), editReq("e"))
-	if len(colourEscapes(dark.View())) == 0 || dark.View() == light.View() {
+	if len(tuitest.ColourEscapes(dark.View())) == 0 || dark.View() == light.View() {
 		t.Fatal("the dark and light themes do not colour the prompt")
 	}
 	if ansi.Strip(dark.View()) != ansi.Strip(light.View()) {
@@ -486,7 +487,7 @@ func TestInactive(t *testing.T) {
 	if m.View() != "" || m.Active() {
 		t.Fatal("an empty prompt shows something")
 	}
-	if _, cmd := m.Update(key("1")); cmd != nil {
+	if _, cmd := m.Update(tuitest.Key("1")); cmd != nil {
 		t.Fatal("an empty prompt decided")
 	}
 	if _, ok := m.Head(); ok {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"agent/internal/tui/theme"
+	"agent/internal/tui/tuitest"
 )
 
 // BenchmarkScrollLongDiff is one frame of scrolling a 2,000-line diff: a
@@ -14,7 +15,7 @@ func BenchmarkScrollLongDiff(b *testing.B) {
 	m := New(Options{Theme: theme.New(true, false), Guard: -1})
 	m.SetSize(120, 40)
 	m.Push(req)
-	down := key("down")
+	down := tuitest.Key("down")
 	b.ResetTimer()
 	for range b.N {
 		m.Update(down)

@@ -1,82 +1,18 @@
 package approve
 
 import (
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
-	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
+
+	"agent/internal/tui/tuitest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name.golden (or rewrites it).
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the view:\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
-}
 
 // clock is a settable time source.
 type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time          { return c.t }
 func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
-
-// key builds the key press a terminal would send for s ("1", "tab", "esc", ...).
-func key(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	}
-	r := []rune(s)
-	if len(r) != 1 {
-		panic("key: " + s)
-	}
-	return tea.KeyPressMsg{Code: r[0], Text: s}
-}
 
 // typeText sends each rune of s as a key press.
 func typeText(m *Model, s string) {
@@ -85,53 +21,13 @@ func typeText(m *Model, s string) {
 	}
 }
 
-// msgs runs cmd and flattens batches into the messages it yields.
-func msgs(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, msgs(c)...)
-		}
-		return out
-	}
-	if msg == nil {
-		return nil
-	}
-	return []tea.Msg{msg}
-}
-
 // decisions are the DecisionMsgs among the messages of cmd.
 func decisions(cmd tea.Cmd) []DecisionMsg {
 	var out []DecisionMsg
-	for _, m := range msgs(cmd) {
+	for _, m := range tuitest.Msgs(cmd) {
 		if d, ok := m.(DecisionMsg); ok {
 			out = append(out, d)
 		}
 	}
 	return out
 }
-
-var sgr = regexp.MustCompile("\x1b\\[([0-9;:]*)m")
-
-// colourEscapes lists the SGR sequences in s that set a colour.
-func colourEscapes(s string) []string {
-	var bad []string
-	for _, m := range sgr.FindAllStringSubmatch(s, -1) {
-		params := strings.FieldsFunc(m[1], func(r rune) bool { return r == ';' || r == ':' })
-		for _, p := range params {
-			n, _ := strconv.Atoi(p)
-			if (n >= 30 && n <= 49) || (n >= 90 && n <= 107) {
-				bad = append(bad, fmt.Sprintf("%q", m[0]))
-				break
-			}
-		}
-	}
-	return bad
-}
-
-// rows is the stripped view split into lines.
-func rows(view string) []string { return strings.Split(ansi.Strip(view), "\n") }

@@ -1,6 +1,7 @@
 package drawer
 
 import (
+	"agent/internal/tui/tuitest"
 	"fmt"
 	"testing"
 )
@@ -20,7 +21,7 @@ func BenchmarkCheckpointsMove(b *testing.B) {
 		list = append(list, Checkpoint{ID: fmt.Sprintf("%040d", i), Step: i, CallID: "call", Tool: "edit_file", Kind: KindAfter, Files: []string{"a.go", "b.go"}, Added: i, Removed: 1})
 	}
 	d := openCheckpoints(nil, 120, 40, list)
-	down, up := key("down"), key("up")
+	down, up := tuitest.Key("down"), tuitest.Key("up")
 	b.ResetTimer()
 	for i := range b.N {
 		if i%400 < 200 {

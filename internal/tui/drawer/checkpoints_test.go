@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"agent/internal/tui/theme"
+	"agent/internal/tui/tuitest"
 )
 
 func at(h, m, s int) time.Time { return time.Date(2026, 11, 29, h, m, s, 0, time.UTC) }
@@ -51,17 +52,17 @@ func TestCheckpointsGolden(t *testing.T) {
 		mode := map[bool]string{true: "dark", false: "light"}[dark]
 		for _, w := range []int{40, 80, 120, 200} {
 			d := openCheckpoints(theme.New(dark, false), w, 30, sampleCheckpoints())
-			golden(t, fmt.Sprintf("checkpoints_%d_%s", w, mode), ansi.Strip(d.View()))
+			tuitest.Golden(t, fmt.Sprintf("checkpoints_%d_%s", w, mode), ansi.Strip(d.View()))
 		}
 	}
 	d := openCheckpoints(nil, 80, 30, sampleCheckpoints())
-	d.Update(key("down"))
-	d.Update(key("enter"))
+	d.Update(tuitest.Key("down"))
+	d.Update(tuitest.Key("enter"))
 	d.SetPreview(sampleCheckpoints()[1].ID, previewDiff)
-	golden(t, "checkpoints_preview_80", ansi.Strip(d.View()))
-	d.Update(key("b"))
-	golden(t, "checkpoints_confirm_80", ansi.Strip(d.View()))
-	golden(t, "checkpoints_empty_80", ansi.Strip(openCheckpoints(nil, 80, 30, nil).View()))
+	tuitest.Golden(t, "checkpoints_preview_80", ansi.Strip(d.View()))
+	d.Update(tuitest.Key("b"))
+	tuitest.Golden(t, "checkpoints_confirm_80", ansi.Strip(d.View()))
+	tuitest.Golden(t, "checkpoints_empty_80", ansi.Strip(openCheckpoints(nil, 80, 30, nil).View()))
 }
 
 func TestUndoRollbackIsListed(t *testing.T) {
@@ -90,15 +91,15 @@ func TestRollbackConfirmFlow(t *testing.T) {
 	}
 	for _, tc := range cases {
 		d := openCheckpoints(nil, 120, 30, cps)
-		d.Update(key("down"))
-		if _, cmd := d.Update(key(tc.key)); cmd != nil {
-			t.Fatalf("%s emitted before the confirmation: %v", tc.key, msgs(cmd))
+		d.Update(tuitest.Key("down"))
+		if _, cmd := d.Update(tuitest.Key(tc.key)); cmd != nil {
+			t.Fatalf("%s emitted before the confirmation: %v", tc.key, tuitest.Msgs(cmd))
 		}
 		if v := ansi.Strip(d.View()); !d.Confirming() || !strings.Contains(v, tc.text) || !strings.Contains(v, "y to confirm, any other key cancels") {
 			t.Fatalf("%s: no confirmation %q:\n%s", tc.key, tc.text, v)
 		}
-		_, cmd := d.Update(key("y"))
-		if got := msgs(cmd); len(got) != 1 || got[0] != tc.want {
+		_, cmd := d.Update(tuitest.Key("y"))
+		if got := tuitest.Msgs(cmd); len(got) != 1 || got[0] != tc.want {
 			t.Fatalf("%s y: %v, want %+v", tc.key, got, tc.want)
 		}
 		if d.Confirming() {
@@ -110,10 +111,10 @@ func TestRollbackConfirmFlow(t *testing.T) {
 func TestRollbackCancelled(t *testing.T) {
 	for _, k := range []string{"n", "esc", "c", "enter", "down"} {
 		d := openCheckpoints(nil, 80, 30, sampleCheckpoints())
-		d.Update(key("c"))
-		_, cmd := d.Update(key(k))
+		d.Update(tuitest.Key("c"))
+		_, cmd := d.Update(tuitest.Key(k))
 		if cmd != nil || d.Confirming() {
-			t.Fatalf("%q after c: %v, confirming %v; want it cancelled and nothing sent", k, msgs(cmd), d.Confirming())
+			t.Fatalf("%q after c: %v, confirming %v; want it cancelled and nothing sent", k, tuitest.Msgs(cmd), d.Confirming())
 		}
 		if c, _ := d.Selected(); c.ID != sampleCheckpoints()[0].ID {
 			t.Fatalf("%q cancelling also moved the selection", k)
@@ -124,12 +125,12 @@ func TestRollbackCancelled(t *testing.T) {
 // Rolling back to the pre-rollback checkpoint undoes the rollback.
 func TestUndoRollback(t *testing.T) {
 	d := openCheckpoints(nil, 80, 30, sampleCheckpoints())
-	d.Update(key("c"))
+	d.Update(tuitest.Key("c"))
 	if v := ansi.Strip(d.View()); !strings.Contains(v, "undo the rollback (the files)?") {
 		t.Fatalf("no undo confirmation:\n%s", v)
 	}
-	_, cmd := d.Update(key("y"))
-	if got := msgs(cmd); len(got) != 1 || got[0] != (RollbackMsg{ID: sampleCheckpoints()[0].ID, Code: true}) {
+	_, cmd := d.Update(tuitest.Key("y"))
+	if got := tuitest.Msgs(cmd); len(got) != 1 || got[0] != (RollbackMsg{ID: sampleCheckpoints()[0].ID, Code: true}) {
 		t.Fatalf("undo: %v", got)
 	}
 }
@@ -137,9 +138,9 @@ func TestUndoRollback(t *testing.T) {
 func TestPreviewFlow(t *testing.T) {
 	cps := sampleCheckpoints()
 	d := openCheckpoints(nil, 80, 30, cps)
-	d.Update(key("down"))
-	_, cmd := d.Update(key("p"))
-	if got := msgs(cmd); len(got) != 1 || got[0] != (PreviewMsg{ID: cps[1].ID}) {
+	d.Update(tuitest.Key("down"))
+	_, cmd := d.Update(tuitest.Key("p"))
+	if got := tuitest.Msgs(cmd); len(got) != 1 || got[0] != (PreviewMsg{ID: cps[1].ID}) {
 		t.Fatalf("p: %v, want a PreviewMsg for the selection", got)
 	}
 	if v := ansi.Strip(d.View()); !strings.Contains(v, "loading the diff") {
@@ -154,8 +155,8 @@ func TestPreviewFlow(t *testing.T) {
 		t.Fatalf("the preview is not shown:\n%s", v)
 	}
 	// Moving with a preview open previews the new selection.
-	_, cmd = d.Update(key("down"))
-	if got := msgs(cmd); len(got) != 1 || got[0] != (PreviewMsg{ID: cps[2].ID}) {
+	_, cmd = d.Update(tuitest.Key("down"))
+	if got := tuitest.Msgs(cmd); len(got) != 1 || got[0] != (PreviewMsg{ID: cps[2].ID}) {
 		t.Fatalf("down with a preview open: %v", got)
 	}
 	d.SetPreview(cps[2].ID, "")
@@ -163,16 +164,16 @@ func TestPreviewFlow(t *testing.T) {
 		t.Fatalf("an empty diff is not explained:\n%s", v)
 	}
 	// p again hides it; enter shows it.
-	if _, cmd := d.Update(key("p")); cmd != nil || strings.Contains(ansi.Strip(d.View()), "diff from") {
+	if _, cmd := d.Update(tuitest.Key("p")); cmd != nil || strings.Contains(ansi.Strip(d.View()), "diff from") {
 		t.Fatal("p did not hide the preview")
 	}
-	if _, cmd := d.Update(key("enter")); len(msgs(cmd)) != 1 {
+	if _, cmd := d.Update(tuitest.Key("enter")); len(tuitest.Msgs(cmd)) != 1 {
 		t.Fatal("enter did not preview")
 	}
 	// A rollback to the previewed checkpoint closes its (now stale) preview.
 	d.SetPreview(cps[2].ID, previewDiff)
-	d.Update(key("c"))
-	d.Update(key("y"))
+	d.Update(tuitest.Key("c"))
+	d.Update(tuitest.Key("y"))
 	if strings.Contains(ansi.Strip(d.View()), "diff from") {
 		t.Fatal("the preview stayed open after the rollback")
 	}
@@ -185,17 +186,17 @@ func TestPreviewScrollsWithTheHintPinned(t *testing.T) {
 		fmt.Fprintf(&b, "-old %d\n+new %d\n", i, i)
 	}
 	d := openCheckpoints(nil, 80, 30, sampleCheckpoints())
-	d.Update(key("enter"))
+	d.Update(tuitest.Key("enter"))
 	d.SetPreview(sampleCheckpoints()[0].ID, b.String())
-	first := rows(d.View())
+	first := tuitest.Rows(d.View())
 	if len(first) != 30 {
 		t.Fatalf("%d rows, want 30", len(first))
 	}
 	last := first[len(first)-2]
 	for range 5 {
-		d.Update(key("pgdown"))
+		d.Update(tuitest.Key("pgdown"))
 	}
-	v := rows(d.View())
+	v := tuitest.Rows(d.View())
 	if len(v) != 30 || v[len(v)-2] != last || !strings.Contains(strings.Join(v, "\n"), "of 2003") {
 		t.Fatalf("the hint moved or no scroll position:\n%s", strings.Join(v, "\n"))
 	}
@@ -212,10 +213,10 @@ func TestSelectionFollowsAndSurvivesRefresh(t *testing.T) {
 	}
 	d := openCheckpoints(nil, 80, 16, list)
 	for range 20 {
-		d.Update(key("down"))
+		d.Update(tuitest.Key("down"))
 	}
 	v := ansi.Strip(d.View())
-	if !strings.Contains(v, "› step 10 ·") || len(rows(d.View())) != 16 {
+	if !strings.Contains(v, "› step 10 ·") || len(tuitest.Rows(d.View())) != 16 {
 		t.Fatalf("the selection is not shown in 16 rows:\n%s", v)
 	}
 	// A newer checkpoint arrives at the top: the selection stays on id20.
@@ -223,7 +224,7 @@ func TestSelectionFollowsAndSurvivesRefresh(t *testing.T) {
 	if c, _ := d.Selected(); c.ID != "id20" {
 		t.Fatalf("selection moved to %s", c.ID)
 	}
-	d.Update(key("home"))
+	d.Update(tuitest.Key("home"))
 	if c, _ := d.Selected(); c.ID != "new" {
 		t.Fatalf("home selected %s", c.ID)
 	}
@@ -235,12 +236,12 @@ func TestCheckpointsEscCloses(t *testing.T) {
 		t.Fatalf("no empty state:\n%s", v)
 	}
 	for _, k := range []string{"c", "enter", "down"} { // nothing to act on
-		if _, cmd := d.Update(key(k)); cmd != nil || d.Confirming() {
+		if _, cmd := d.Update(tuitest.Key(k)); cmd != nil || d.Confirming() {
 			t.Fatalf("%q acted on an empty list", k)
 		}
 	}
-	_, cmd := d.Update(key("esc"))
-	if got := msgs(cmd); len(got) != 1 || got[0] != (CloseMsg{Which: CheckpointDrawerID}) {
+	_, cmd := d.Update(tuitest.Key("esc"))
+	if got := tuitest.Msgs(cmd); len(got) != 1 || got[0] != (CloseMsg{Which: CheckpointDrawerID}) {
 		t.Fatalf("esc: %v", got)
 	}
 }
@@ -250,9 +251,9 @@ func TestCheckpointsFitWidth(t *testing.T) {
 	list[3].Files = append(list[3].Files, strings.Repeat("very/long/path/", 20)+"file.go")
 	for _, w := range []int{20, 40, 63, 80, 120, 200} {
 		d := openCheckpoints(nil, w, 30, list)
-		d.Update(key("enter"))
+		d.Update(tuitest.Key("enter"))
 		d.SetPreview(list[0].ID, previewDiff+"+"+strings.Repeat("wide ", 60)+"\n")
-		for i, l := range rows(d.View()) {
+		for i, l := range tuitest.Rows(d.View()) {
 			if got := ansi.StringWidth(l); got != w {
 				t.Errorf("width %d: row %d is %d wide: %q", w, i, got, l)
 			}
@@ -268,23 +269,23 @@ func TestCheckpointsRenderDiffAndNoColor(t *testing.T) {
 	}})
 	d.SetSize(80, 30)
 	d.SetCheckpoints(sampleCheckpoints())
-	d.Update(key("enter"))
+	d.Update(tuitest.Key("enter"))
 	d.SetPreview(sampleCheckpoints()[0].ID, previewDiff)
 	v := d.View()
 	d.View()
 	if !strings.Contains(ansi.Strip(v), "VIEW --- a/README.md") || calls != 1 {
 		t.Fatalf("the diff renderer was not used once (%d calls):\n%s", calls, ansi.Strip(v))
 	}
-	if bad := colourEscapes(v); len(bad) > 0 {
+	if bad := tuitest.ColourEscapes(v); len(bad) > 0 {
 		t.Fatalf("colour escapes with NO_COLOR: %v", bad)
 	}
 	if !strings.Contains(v, "\x1b[7m") {
 		t.Fatal("without colour the selection is not shown in reverse")
 	}
 	plain := openCheckpoints(theme.New(true, true), 80, 30, sampleCheckpoints())
-	plain.Update(key("enter"))
+	plain.Update(tuitest.Key("enter"))
 	plain.SetPreview(sampleCheckpoints()[0].ID, previewDiff)
-	if bad := colourEscapes(plain.View()); len(bad) > 0 {
+	if bad := tuitest.ColourEscapes(plain.View()); len(bad) > 0 {
 		t.Fatalf("colour escapes in the plain diff with NO_COLOR: %v", bad)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"agent/internal/tui/theme"
+	"agent/internal/tui/tuitest"
 )
 
 func sampleContext() Context {
@@ -42,13 +43,13 @@ func TestContextGolden(t *testing.T) {
 		mode := map[bool]string{true: "dark", false: "light"}[dark]
 		for _, w := range []int{40, 80, 120, 200} {
 			d := openContext(theme.New(dark, false), w, 30, &c)
-			golden(t, fmt.Sprintf("context_%d_%s", w, mode), ansi.Strip(d.View()))
+			tuitest.Golden(t, fmt.Sprintf("context_%d_%s", w, mode), ansi.Strip(d.View()))
 		}
 	}
-	golden(t, "context_empty_80", ansi.Strip(openContext(nil, 80, 30, nil).View()))
+	tuitest.Golden(t, "context_empty_80", ansi.Strip(openContext(nil, 80, 30, nil).View()))
 	noWindow := sampleContext()
 	noWindow.Window = 0
-	golden(t, "context_nowindow_80", ansi.Strip(openContext(nil, 80, 30, &noWindow).View()))
+	tuitest.Golden(t, "context_nowindow_80", ansi.Strip(openContext(nil, 80, 30, &noWindow).View()))
 }
 
 func TestContextShowsSharesOfTheWindow(t *testing.T) {
@@ -98,8 +99,8 @@ func TestContextEmpty(t *testing.T) {
 
 func TestContextEscCloses(t *testing.T) {
 	d := openContext(nil, 80, 30, nil)
-	_, cmd := d.Update(key("esc"))
-	if got := msgs(cmd); len(got) != 1 || got[0] != (CloseMsg{Which: ContextDrawerID}) {
+	_, cmd := d.Update(tuitest.Key("esc"))
+	if got := tuitest.Msgs(cmd); len(got) != 1 || got[0] != (CloseMsg{Which: ContextDrawerID}) {
 		t.Fatalf("esc: %v, want a CloseMsg for the context drawer", got)
 	}
 }
@@ -112,13 +113,13 @@ func TestContextScrolls(t *testing.T) {
 		c.Total += 100 * (i + 1)
 	}
 	d := openContext(nil, 80, 20, &c)
-	first := rows(d.View())
+	first := tuitest.Rows(d.View())
 	if len(first) != 20 {
 		t.Fatalf("%d rows, want 20", len(first))
 	}
 	for _, k := range []string{"pgdown", "down", "end"} {
-		d.Update(key(k))
-		now := rows(d.View())
+		d.Update(tuitest.Key(k))
+		now := tuitest.Rows(d.View())
 		if now[1] != first[1] || now[len(now)-4] != first[len(first)-4] {
 			t.Fatalf("after %s the title or the total moved:\n%s", k, strings.Join(now, "\n"))
 		}
@@ -128,7 +129,7 @@ func TestContextScrolls(t *testing.T) {
 		t.Fatalf("end does not show the last layer:\n%s", v)
 	}
 	d.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-	d.Update(key("home"))
+	d.Update(tuitest.Key("home"))
 	if v := ansi.Strip(d.View()); !strings.Contains(v, "layer 00") {
 		t.Fatalf("home does not show the first layer:\n%s", v)
 	}
@@ -138,7 +139,7 @@ func TestContextFitsWidth(t *testing.T) {
 	c := sampleContext()
 	c.Layers[0].Name = "a very long layer name that does not fit anywhere"
 	for _, w := range []int{20, 40, 63, 80, 120, 200} {
-		for i, l := range rows(openContext(nil, w, 30, &c).View()) {
+		for i, l := range tuitest.Rows(openContext(nil, w, 30, &c).View()) {
 			if got := ansi.StringWidth(l); got != w {
 				t.Errorf("width %d: row %d is %d wide: %q", w, i, got, l)
 			}
@@ -148,10 +149,10 @@ func TestContextFitsWidth(t *testing.T) {
 
 func TestContextNoColor(t *testing.T) {
 	c := sampleContext()
-	if bad := colourEscapes(openContext(theme.New(false, true), 80, 30, &c).View()); len(bad) > 0 {
+	if bad := tuitest.ColourEscapes(openContext(theme.New(false, true), 80, 30, &c).View()); len(bad) > 0 {
 		t.Fatalf("colour escapes with NO_COLOR: %v", bad)
 	}
-	if len(colourEscapes(openContext(theme.New(false, false), 80, 30, &c).View())) == 0 {
+	if len(tuitest.ColourEscapes(openContext(theme.New(false, false), 80, 30, &c).View())) == 0 {
 		t.Fatal("the light theme sets no colour")
 	}
 }

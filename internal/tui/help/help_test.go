@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"agent/internal/tui/theme"
+	"agent/internal/tui/tuitest"
 )
 
 func commands() []Command {
@@ -37,14 +38,15 @@ func TestGolden(t *testing.T) {
 	for _, dark := range []bool{true, false} {
 		mode := map[bool]string{true: "dark", false: "light"}[dark]
 		for _, w := range []int{40, 80, 120, 200} {
-			golden(t, fmt.Sprintf("help_%d_%s", w, mode), ansi.Strip(open(theme.New(dark, false), w, 0).View()))
+			tuitest.Golden(t, fmt.Sprintf("help_%d_%s", w, mode), ansi.Strip(open(theme.New(dark, false), w, 0).View()))
 		}
 	}
-	golden(t, "help_80x20_scrolled", func() string {
+	tuitest.Golden(t, "help_80x20_scrolled", func() string {
 		m := open(nil, 80, 20)
-		m.Update(key("pgdown"))
+		m.Update(tuitest.Key("pgdown"))
 		return ansi.Strip(m.View())
 	}())
+
 }
 
 // Every key the issue names, and every command given, is listed.
@@ -73,37 +75,37 @@ func TestListsTheKeysAndCommands(t *testing.T) {
 
 func TestCloses(t *testing.T) {
 	for _, k := range []string{"esc", "?", "q"} {
-		_, cmd := open(nil, 80, 30).Update(key(k))
-		if got := msgs(cmd); len(got) != 1 || got[0] != (CloseMsg{}) {
+		_, cmd := open(nil, 80, 30).Update(tuitest.Key(k))
+		if got := tuitest.Msgs(cmd); len(got) != 1 || got[0] != (CloseMsg{}) {
 			t.Fatalf("%s: %v, want a CloseMsg", k, got)
 		}
 	}
-	if _, cmd := open(nil, 80, 30).Update(key("x")); cmd != nil {
+	if _, cmd := open(nil, 80, 30).Update(tuitest.Key("x")); cmd != nil {
 		t.Fatal("another key closed the help")
 	}
 }
 
 func TestScrollsWithTitleAndHintPinned(t *testing.T) {
 	m := open(nil, 80, 20)
-	first := rows(m.View())
+	first := tuitest.Rows(m.View())
 	if len(first) != 20 || !strings.Contains(first[1], "Help") || !strings.Contains(first[18], "rows 1–") {
 		t.Fatalf("20 rows with the title on top and the position at the bottom:\n%s", strings.Join(first, "\n"))
 	}
-	m.Update(key("end"))
-	v := rows(m.View())
+	m.Update(tuitest.Key("end"))
+	v := tuitest.Rows(m.View())
 	if len(v) != 20 || !strings.Contains(strings.Join(v, "\n"), "/quit") || v[1] != first[1] {
 		t.Fatalf("end does not show the last command:\n%s", strings.Join(v, "\n"))
 	}
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
-	m.Update(key("home"))
-	if v := rows(m.View()); v[3] != first[3] {
+	m.Update(tuitest.Key("home"))
+	if v := tuitest.Rows(m.View()); v[3] != first[3] {
 		t.Fatal("home does not return to the top")
 	}
 }
 
 func TestFitsWidth(t *testing.T) {
 	for _, w := range []int{16, 40, 63, 80, 99, 104, 120, 200} {
-		for i, l := range rows(open(nil, w, 0).View()) {
+		for i, l := range tuitest.Rows(open(nil, w, 0).View()) {
 			if got := ansi.StringWidth(l); got != w {
 				t.Errorf("width %d: row %d is %d wide: %q", w, i, got, l)
 			}
@@ -112,10 +114,10 @@ func TestFitsWidth(t *testing.T) {
 }
 
 func TestNoColor(t *testing.T) {
-	if bad := colourEscapes(open(theme.New(true, true), 120, 0).View()); len(bad) > 0 {
+	if bad := tuitest.ColourEscapes(open(theme.New(true, true), 120, 0).View()); len(bad) > 0 {
 		t.Fatalf("colour escapes with NO_COLOR: %v", bad)
 	}
-	if len(colourEscapes(open(theme.New(true, false), 120, 0).View())) == 0 {
+	if len(tuitest.ColourEscapes(open(theme.New(true, false), 120, 0).View())) == 0 {
 		t.Fatal("the dark theme sets no colour")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"agent/internal/tui/theme"
+	"agent/internal/tui/tuitest"
 )
 
 func full() Status {
@@ -39,7 +40,7 @@ func TestGolden(t *testing.T) {
 			for _, s := range scenarios() {
 				b.WriteString(ansi.Strip(Render(theme.New(dark, false), s, w)) + "|\n")
 			}
-			golden(t, fmt.Sprintf("statusbar_%d_%s", w, mode), b.String())
+			tuitest.Golden(t, fmt.Sprintf("statusbar_%d_%s", w, mode), b.String())
 		}
 	}
 }
@@ -155,11 +156,11 @@ func TestModel(t *testing.T) {
 
 func TestNoColor(t *testing.T) {
 	for _, s := range scenarios() {
-		if bad := colourEscapes(Render(theme.New(true, true), s, 200)); len(bad) > 0 {
+		if bad := tuitest.ColourEscapes(Render(theme.New(true, true), s, 200)); len(bad) > 0 {
 			t.Fatalf("colour escapes with NO_COLOR: %v", bad)
 		}
 	}
-	if len(colourEscapes(Render(theme.New(true, false), full(), 200))) == 0 {
+	if len(tuitest.ColourEscapes(Render(theme.New(true, false), full(), 200))) == 0 {
 		t.Fatal("the dark theme sets no colour")
 	}
 }

@@ -1,4 +1,8 @@
-package drawer
+// Package tuitest owns what the TUI components' tests share: golden files
+// of a stripped view (rewritten with -update), the key presses a terminal
+// sends, running a command's messages, and finding colour escapes in a view.
+// Only tests import it; it must not import any TUI component.
+package tuitest
 
 import (
 	"flag"
@@ -14,10 +18,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// update is the -update flag of every test binary that imports tuitest.
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// golden compares got with testdata/name.golden (or rewrites it).
-func golden(t *testing.T, name, got string) {
+// Golden compares got with testdata/name.golden (or rewrites it).
+func Golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
 	if *update {
@@ -38,8 +43,8 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// key builds the key press a terminal would send for s ("1", "tab", "esc", ...).
-func key(s string) tea.KeyPressMsg {
+// Key builds the key press a terminal would send for s ("1", "tab", "esc", ...).
+func Key(s string) tea.KeyPressMsg {
 	switch s {
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
@@ -71,8 +76,8 @@ func key(s string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r[0], Text: s}
 }
 
-// msgs runs cmd and flattens batches into the messages it yields.
-func msgs(cmd tea.Cmd) []tea.Msg {
+// Msgs runs cmd and flattens batches into the messages it yields.
+func Msgs(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
@@ -80,7 +85,7 @@ func msgs(cmd tea.Cmd) []tea.Msg {
 	if b, ok := msg.(tea.BatchMsg); ok {
 		var out []tea.Msg
 		for _, c := range b {
-			out = append(out, msgs(c)...)
+			out = append(out, Msgs(c)...)
 		}
 		return out
 	}
@@ -92,8 +97,8 @@ func msgs(cmd tea.Cmd) []tea.Msg {
 
 var sgr = regexp.MustCompile("\x1b\\[([0-9;:]*)m")
 
-// colourEscapes lists the SGR sequences in s that set a colour.
-func colourEscapes(s string) []string {
+// ColourEscapes lists the SGR sequences in s that set a colour.
+func ColourEscapes(s string) []string {
 	var bad []string
 	for _, m := range sgr.FindAllStringSubmatch(s, -1) {
 		params := strings.FieldsFunc(m[1], func(r rune) bool { return r == ';' || r == ':' })
@@ -108,5 +113,5 @@ func colourEscapes(s string) []string {
 	return bad
 }
 
-// rows is the stripped view split into lines.
-func rows(view string) []string { return strings.Split(ansi.Strip(view), "\n") }
+// Rows is the stripped view split into lines.
+func Rows(view string) []string { return strings.Split(ansi.Strip(view), "\n") }
