@@ -159,7 +159,7 @@ func TestContextReport(t *testing.T) {
 	for _, l := range rep.Context.Layers {
 		sum += l.Tokens
 	}
-	if rep.Step != 1 || len(rep.Context.Layers) != 3 || sum != rep.Context.TotalTokens || rep.Context.Budget <= 0 {
+	if rep.Step != 1 || len(rep.Context.Layers) != 8 || sum != rep.Context.TotalTokens || rep.Context.Budget <= 0 {
 		t.Errorf("context report = %+v", rep)
 	}
 	if !strings.Contains(string(e.srv.Requests()[0].Body), "Always run go vet.") {

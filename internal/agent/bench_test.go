@@ -11,6 +11,7 @@ import (
 	"agent/internal/agent"
 	"agent/internal/approval"
 	"agent/internal/checkpoint"
+	"agent/internal/contextbuild"
 	"agent/internal/event"
 	"agent/internal/policy"
 	"agent/internal/replay"
@@ -50,7 +51,7 @@ func benchRun(b *testing.B, checkpoints bool, mk func(i int) (string, string)) {
 		Provider: replay.NewScripted(sc),
 		Tools:    tools.Default(),
 		Journal:  st,
-		Context:  &agent.ContextBuilder{Workspace: ws, Model: "m"},
+		Context:  contextbuild.MustNew(ws, "m", 0, tools.Default()),
 		MaxSteps: b.N + 1,
 		ToolEnv:  &tools.Env{Workspace: ws},
 	}

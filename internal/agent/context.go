@@ -1,120 +1,87 @@
 package agent
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
+	"context"
 
 	"agent/internal/event"
-	"agent/internal/tokens"
-	"agent/internal/tools"
 )
 
-// DefaultWindow is the context budget in tokens when the config sets none.
+// DefaultWindow is the context window in tokens when the config sets none.
 const DefaultWindow = 128000
 
-// maxAgentsMD caps how much of AGENTS.md goes into the system prompt.
-const maxAgentsMD = 32 << 10
-
-// ContextBuilder assembles each model request in layers and reports them.
-type ContextBuilder struct {
-	Workspace string
-	Model     string
-	Window    int
-	// Redactor cleans files read into the prompt (AGENTS.md).
-	Redactor Redactor
-	// Tokens counts the layers' tokens; nil means a counter for Model's
-	// encoding (tokens.ForModel), made at the first Build.
-	Tokens *tokens.Counter
-
-	system string // built once per process
-	tools  []ToolSpec
-	toolTk int
+// ContextSource builds each model request from the run's state. A Build
+// must depend only on st (and files it reads), so that a resumed run builds
+// the same bytes: what it decides on the way (a compaction, a refresh of
+// the slow layers) it returns as events, which the loop journals before
+// building again from the state they fold into, and only then sends.
+type ContextSource interface {
+	Build(ctx context.Context, st *State, opt BuildOptions) (*Built, error)
 }
 
-const basePrompt = `You are agent, a coding agent working in a software repository on the user's machine.
-Workspace root: %s (every path you give is relative to it; nothing outside it can be read or written).
-
-How to work:
-- Read before you edit: use list_dir, glob, grep and read_file to find what matters.
-- Change files with edit_file (exact old_string, unique unless replace_all) or write_file for new files.
-- Run commands with run_command (bash -c in the workspace): build, test, check your work.
-- Keep a plan with update_plan for work of several steps.
-- Tool results may contain [REDACTED:KIND:ID] placeholders where secrets were; never write them into files.
-- When the task is done, answer with a short summary of what you changed and how you checked it, and call no tool.`
-
-func (b *ContextBuilder) init(reg *tools.Registry) {
-	if b.Tokens == nil {
-		// New fails only for an encoding it does not know, and ForModel
-		// returns known ones; a nil counter would estimate.
-		b.Tokens, _ = tokens.New(tokens.ForModel(b.Model))
-	}
-	if b.system != "" {
-		return
-	}
-	var sb strings.Builder
-	sb.WriteString(strings.Replace(basePrompt, "%s", b.Workspace, 1))
-	if md := b.readAgentsMD(); md != "" {
-		sb.WriteString("\n\nThe repository's AGENTS.md says:\n<agents_md>\n")
-		sb.WriteString(md)
-		sb.WriteString("\n</agents_md>")
-	}
-	b.system = sb.String()
-	for _, t := range reg.Tools() {
-		raw, _ := json.Marshal(t.Schema())
-		b.tools = append(b.tools, ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: raw})
-		b.toolTk += b.countTokens(t.Name()) + b.countTokens(t.Description()) + b.countTokens(string(raw))
-	}
+// BuildOptions say what one Build may do.
+type BuildOptions struct {
+	// Decide lets Build return compaction and refresh events instead of a
+	// request; without it Build renders the state as it is.
+	Decide bool
 }
 
-func (b *ContextBuilder) readAgentsMD() string {
-	data, err := os.ReadFile(filepath.Join(b.Workspace, "AGENTS.md"))
+// Built is one Build's result: either events to journal first (Events),
+// or the request and its report.
+type Built struct {
+	Request *Request
+	Report  event.ContextReport
+	Events  []event.Payload
+}
+
+// buildRequest builds the next request of st, journaling first whatever the
+// builder decided (a compaction, a refresh), so that the request sent is the
+// one a resumed run would build from the journal.
+func (r *Runner) buildRequest(ctx context.Context, st *State) (*Built, error) {
+	b, err := r.Context.Build(ctx, st, BuildOptions{Decide: true})
 	if err != nil {
-		return ""
+		return nil, classify(ClassContext, err)
 	}
-	if len(data) > maxAgentsMD {
-		data = data[:maxAgentsMD]
+	if len(b.Events) == 0 {
+		return b, nil
 	}
-	s := string(data)
-	if b.Redactor != nil {
-		s = b.Redactor.Redact(s)
-	}
-	return strings.TrimSpace(s)
-}
-
-// Build returns the next request for st and its layer report.
-func (b *ContextBuilder) Build(st *State, reg *tools.Registry) (*Request, event.ContextReport) {
-	b.init(reg)
-	msgs := make([]Message, 0, len(st.Messages)+1)
-	msgs = append(msgs, Message{Role: RoleSystem, Content: b.system})
-	msgs = append(msgs, st.Messages...)
-	convTk := 0
-	for _, m := range st.Messages {
-		convTk += b.countTokens(m.Content) + 4
-		for _, c := range m.ToolCalls {
-			convTk += b.countTokens(c.Name) + b.countTokens(c.Arguments)
+	for _, p := range b.Events {
+		if err := r.record(ctx, st, p); err != nil {
+			return nil, err
 		}
 	}
-	window := b.Window
-	if window <= 0 {
-		window = DefaultWindow
+	b, err = r.Context.Build(ctx, st, BuildOptions{})
+	if err != nil {
+		return nil, classify(ClassContext, err)
 	}
-	sysTk := b.countTokens(b.system)
-	report := event.ContextReport{
-		Budget:      window,
-		TotalTokens: sysTk + b.toolTk + convTk,
-		Layers: []event.ContextLayer{
-			{Name: "system", Tokens: sysTk, Items: 1},
-			{Name: "tools", Tokens: b.toolTk, Items: len(b.tools)},
-			{Name: "conversation", Tokens: convTk, Items: len(st.Messages)},
-		},
-	}
-	return &Request{Model: b.Model, Messages: msgs, Tools: b.tools}, report
+	return b, nil
 }
 
-// countTokens counts s with the model's tokenizer. Counts are memoised, so
-// the history is encoded once, not at every step.
-func (b *ContextBuilder) countTokens(s string) int {
-	return b.Tokens.Count(s)
+// Compact compacts st's context now, as a person asked (/compact): it
+// journals the builder's compaction (and the refresh after it) and returns
+// the compaction, or nil when there was nothing to compact.
+func (r *Runner) Compact(ctx context.Context, st *State) (*event.CompactionData, error) {
+	st.Context.Force = true
+	defer func() { st.Context.Force = false }()
+	b, err := r.Context.Build(ctx, st, BuildOptions{Decide: true})
+	if err != nil {
+		return nil, classify(ClassContext, err)
+	}
+	var out *event.CompactionData
+	for _, p := range b.Events {
+		if err := r.record(ctx, st, p); err != nil {
+			return nil, err
+		}
+		if c, ok := p.(*event.CompactionData); ok {
+			out = c
+		}
+	}
+	return out, r.flush(ctx, st, false)
+}
+
+// classify gives err class c unless it already has one.
+func classify(c Class, err error) error {
+	if _, ok := err.(*Failure); ok {
+		return err
+	}
+	return Fail(c, err)
 }

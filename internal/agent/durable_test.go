@@ -10,6 +10,7 @@ import (
 	"agent/internal/agent"
 	"agent/internal/approval"
 	"agent/internal/checkpoint"
+	"agent/internal/contextbuild"
 	"agent/internal/event"
 	"agent/internal/policy"
 	"agent/internal/replay"
@@ -74,7 +75,7 @@ func TestIntentFsyncedBeforeEffect(t *testing.T) {
 	r := &agent.Runner{
 		Provider: replay.NewScripted(sc), Tools: tools.Default(), Journal: j,
 		Checkpointer: checkpoint.Checkpointer{Store: cps}, Approver: &approval.Approver{Policy: pol},
-		Context: &agent.ContextBuilder{Workspace: ws, Model: "m"}, ToolEnv: &tools.Env{Workspace: ws},
+		Context: contextbuild.MustNew(ws, "m", 0, tools.Default()), ToolEnv: &tools.Env{Workspace: ws},
 	}
 	runID := store.NewRunID()
 	if err := st.CreateRun(context.Background(), store.Run{ID: runID, Workspace: ws}); err != nil {

@@ -29,7 +29,9 @@ type Runner struct {
 	Redactor     Redactor     // nil: no redaction
 	Checkpointer Checkpointer // nil: no checkpoints
 	Observer     Observer
-	Context      *ContextBuilder
+	Context      ContextSource
+	// Model is the configured model (for a run whose start was never journaled).
+	Model string
 	// Processes ends what commands leave running (nil: nothing is ended).
 	Processes Processes
 	MaxSteps  int
@@ -126,7 +128,7 @@ func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 	if st.Workspace == "" {
 		if err := r.record(ctx, st, &event.RunStartedData{
-			Workspace: r.ToolEnv.Workspace, Model: r.Context.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
+			Workspace: r.ToolEnv.Workspace, Model: r.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
 		}); err != nil {
 			return err
 		}
@@ -209,8 +211,12 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 
 // turn asks the model once and assembles its streamed answer.
 func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage, error) {
-	req, report := r.Context.Build(st, r.Tools)
-	if err := r.record(ctx, st, &event.ModelRequestData{Step: st.Step + 1, Context: report}); err != nil {
+	built, err := r.buildRequest(ctx, st)
+	if err != nil {
+		return "", nil, Usage{}, err
+	}
+	req := built.Request
+	if err := r.record(ctx, st, &event.ModelRequestData{Step: st.Step + 1, Context: built.Report}); err != nil {
 		return "", nil, Usage{}, err
 	}
 	// Committed before the request is sent.

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/tokens"
 )
 
 // State is what a run's events fold into: enough to continue it.
@@ -26,10 +27,13 @@ type State struct {
 	// Commands are the process groups of every command the run started
 	// (command_started), so that what they leave running can be ended.
 	Commands []event.CommandStartedData
+	// Meta[i] says where Messages[i] came from.
+	Meta []MessageMeta
+	// Context is what the context builder folds: compactions, refreshes of
+	// the slow layers, the plan, edits, the token correction.
+	Context ContextState
 	// failures counts identical failing calls (name + arguments + error).
 	failures map[string]int
-	// firstSeqOfMessage[i] is the seq of the event that produced Messages[i].
-	msgSeq []int64
 	// queued are events folded in but not yet committed (Runner.flush).
 	queued []event.Event
 }
@@ -45,14 +49,103 @@ type OpenCall struct {
 	Started *event.CommandStartedData
 }
 
+// MessageKind says where a conversation message came from.
+type MessageKind uint8
+
+const (
+	KindPerson    MessageKind = iota + 1 // a user_message: words a person typed
+	KindNote                             // a note of the agent's to the model (a rollback)
+	KindAssistant                        // the model's answer, with its calls
+	KindTool                             // a tool result
+)
+
+// MessageMeta is what the journal says about one message beyond its text.
+type MessageMeta struct {
+	Seq  int64 // the event that produced it
+	Kind MessageKind
+	Step int // assistant: the step (model request) it answered
+	// Tool results: how the call ended, its exit code, the tool's risk.
+	Status   event.ResultStatus
+	ExitCode *int
+	Risk     event.Risk
+}
+
+// ContextState is the part of a run's state only the context builder reads,
+// folded from its own events (compaction, context_refresh), the plan's
+// update_plan calls and the provider's usage. Each list keeps every entry
+// with its event's seq, so a conversation rewind can drop what came after.
+type ContextState struct {
+	Compactions []Folded[event.CompactionData]
+	Refreshes   []Folded[event.ContextRefreshData]
+	// Plans are the arguments of every update_plan call that succeeded.
+	Plans []Folded[string]
+	// Edits counts successful file writes (write-risk tools).
+	Edits int
+	// Correction is the provider/encoder ratio of prompt tokens, folded from
+	// each model_request's count and the usage its answer reported.
+	Correction tokens.Correction
+	// Last is the report of the newest model request.
+	Last *event.ContextReport
+	// Force asks the next build to compact (a person's /compact or
+	// resume --compact); never journaled: the compaction is.
+	Force bool
+	// ModelSummaryTurn is the number of person messages when a model
+	// summary was last made (at most one per turn); 0: none.
+	ModelSummaryTurn int
+	// LastRequestSeq is the seq of the newest model_request.
+	LastRequestSeq int64
+	counted        int // the newest request's encoder count, for the correction
+}
+
+// Folded is a value with the seq of the event it came from.
+type Folded[T any] struct {
+	Seq  int64
+	Data T
+}
+
+// Compaction returns the newest compaction, or nil.
+func (c *ContextState) Compaction() *event.CompactionData {
+	if n := len(c.Compactions); n > 0 {
+		return &c.Compactions[n-1].Data
+	}
+	return nil
+}
+
+// Refresh returns the newest refresh of the slow layers, or nil.
+func (c *ContextState) Refresh() *Folded[event.ContextRefreshData] {
+	if n := len(c.Refreshes); n > 0 {
+		return &c.Refreshes[n-1]
+	}
+	return nil
+}
+
+// Plan returns the newest plan's arguments ("" for none).
+func (c *ContextState) Plan() string {
+	if n := len(c.Plans); n > 0 {
+		return c.Plans[n-1].Data
+	}
+	return ""
+}
+
+// Persons counts the person's messages in the conversation.
+func (s *State) Persons() int {
+	n := 0
+	for _, m := range s.Meta {
+		if m.Kind == KindPerson {
+			n++
+		}
+	}
+	return n
+}
+
 // NewState starts the state of a new run.
 func NewState(runID, workspace, model, approval string) *State {
 	return &State{RunID: runID, Workspace: workspace, Model: model, Approval: approval, Status: event.StatusRunning}
 }
 
-func (s *State) addMessage(m Message, seq int64) {
+func (s *State) addMessage(m Message, meta MessageMeta) {
 	s.Messages = append(s.Messages, m)
-	s.msgSeq = append(s.msgSeq, seq)
+	s.Meta = append(s.Meta, meta)
 }
 
 func (s *State) findOpen(id string) *OpenCall {
@@ -83,10 +176,20 @@ func (s *State) Apply(ev event.Event) {
 		s.Allow, s.Deny = d.Allow, d.Deny
 		s.Status = event.StatusRunning
 	case *event.UserMessageData:
-		s.addMessage(Message{Role: RoleUser, Content: d.Text}, ev.Seq)
+		s.addMessage(Message{Role: RoleUser, Content: d.Text}, MessageMeta{Seq: ev.Seq, Kind: KindPerson})
 		s.Status = event.StatusRunning
 	case *event.ModelRequestData:
 		s.Step = d.Step
+		rep := d.Context
+		s.Context.Last, s.Context.counted, s.Context.LastRequestSeq = &rep, d.Context.TotalTokens, ev.Seq
+	case *event.CompactionData:
+		s.Context.Compactions = append(s.Context.Compactions, Folded[event.CompactionData]{ev.Seq, *d})
+		s.Context.Force = false
+		if d.Kind == event.SummaryModel {
+			s.Context.ModelSummaryTurn = s.Persons()
+		}
+	case *event.ContextRefreshData:
+		s.Context.Refreshes = append(s.Context.Refreshes, Folded[event.ContextRefreshData]{ev.Seq, *d})
 	case *event.AssistantMessageData:
 		m := Message{Role: RoleAssistant, Content: d.Text}
 		s.Open = nil
@@ -95,10 +198,15 @@ func (s *State) Apply(ev event.Event) {
 			m.ToolCalls = append(m.ToolCalls, c)
 			s.Open = append(s.Open, &OpenCall{Call: c})
 		}
-		s.addMessage(m, ev.Seq)
+		s.addMessage(m, MessageMeta{Seq: ev.Seq, Kind: KindAssistant, Step: d.Step})
 		if d.Tokens != nil {
 			s.Tokens.Input += d.Tokens.Input
 			s.Tokens.Output += d.Tokens.Output
+			if s.Context.Correction.Model == "" {
+				s.Context.Correction.Model = s.Model
+			}
+			s.Context.Correction.Fold(d.Tokens.Input, s.Context.counted)
+			s.Context.counted = 0
 		}
 	case *event.ToolCallData:
 		if oc := s.findOpen(d.CallID); oc != nil {
@@ -122,8 +230,17 @@ func (s *State) Apply(ev event.Event) {
 		}
 	case *event.ToolResultData:
 		name := ""
+		meta := MessageMeta{Seq: ev.Seq, Kind: KindTool, Status: d.Status, ExitCode: d.ExitCode}
 		if oc := s.findOpen(d.CallID); oc != nil {
-			name = oc.Call.Name
+			name, meta.Risk = oc.Call.Name, oc.Risk
+			if d.Status == event.ResultOK {
+				switch {
+				case oc.Risk == event.RiskWrite:
+					s.Context.Edits++
+				case oc.Call.Name == "update_plan":
+					s.Context.Plans = append(s.Context.Plans, Folded[string]{ev.Seq, oc.Call.Arguments})
+				}
+			}
 			if d.Status == event.ResultError {
 				if s.failures == nil {
 					s.failures = map[string]int{}
@@ -132,12 +249,12 @@ func (s *State) Apply(ev event.Event) {
 			}
 		}
 		s.closeCall(d.CallID)
-		s.addMessage(Message{Role: RoleTool, ToolCallID: d.CallID, Name: name, Content: d.Output}, ev.Seq)
+		s.addMessage(Message{Role: RoleTool, ToolCallID: d.CallID, Name: name, Content: d.Output}, meta)
 	case *event.RollbackData:
 		if d.Conversation {
 			s.RewindTo(d.ToSeq)
 		}
-		s.addMessage(Message{Role: RoleUser, Content: rollbackNote(d)}, ev.Seq)
+		s.addMessage(Message{Role: RoleUser, Content: rollbackNote(d)}, MessageMeta{Seq: ev.Seq, Kind: KindNote})
 	case *event.ResumeData:
 		s.Status = event.StatusRunning
 	case *event.RunFinishedData:
@@ -158,21 +275,33 @@ func (s *State) Apply(ev event.Event) {
 // --conversation), and the open calls with them.
 func (s *State) RewindTo(seq int64) {
 	n := len(s.Messages)
-	for n > 0 && s.msgSeq[n-1] > seq {
+	for n > 0 && s.Meta[n-1].Seq > seq {
 		n--
 	}
-	s.Messages, s.msgSeq = s.Messages[:n], s.msgSeq[:n]
+	s.Messages, s.Meta = s.Messages[:n], s.Meta[:n]
+	c := &s.Context
+	c.Compactions = dropAfter(c.Compactions, seq)
+	c.Refreshes = dropAfter(c.Refreshes, seq)
+	c.Plans = dropAfter(c.Plans, seq)
 	// A rewind never leaves half a turn: drop a trailing assistant message whose
 	// tool calls have no results, so the model is asked again.
 	for len(s.Messages) > 0 {
 		last := s.Messages[len(s.Messages)-1]
 		if last.Role == RoleAssistant && len(last.ToolCalls) > 0 {
-			s.Messages, s.msgSeq = s.Messages[:len(s.Messages)-1], s.msgSeq[:len(s.msgSeq)-1]
+			s.Messages, s.Meta = s.Messages[:len(s.Messages)-1], s.Meta[:len(s.Meta)-1]
 			continue
 		}
 		break
 	}
 	s.Open = nil
+}
+
+func dropAfter[T any](xs []Folded[T], seq int64) []Folded[T] {
+	n := len(xs)
+	for n > 0 && xs[n-1].Seq > seq {
+		n--
+	}
+	return xs[:n]
 }
 
 // Fold rebuilds a state from a run's journal.

@@ -10,6 +10,7 @@ import (
 	"agent/internal/agent/openai"
 	"agent/internal/approval"
 	"agent/internal/checkpoint"
+	"agent/internal/contextbuild"
 	"agent/internal/event"
 	"agent/internal/policy"
 	"agent/internal/redact"
@@ -75,13 +76,28 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	s := &Service{set: set, warn: warn, store: st, cps: cps, red: red, policies: map[string]*policy.Policy{}}
 	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec}
 	reg := tools.Default()
+	specs, err := contextbuild.Specs(reg)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	cb, err := contextbuild.New(contextbuild.Options{
+		Workspace: set.Workspace, Model: set.Model, Window: set.Window, Tools: specs, Redactor: red,
+		RepoMap:            &repoMapper{root: set.Workspace, store: st, warn: warn},
+		GlobalInstructions: globalInstructions(),
+	})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	s.runner = &agent.Runner{
 		Provider:     prov,
 		Tools:        reg,
 		Journal:      st,
 		Redactor:     red,
 		Checkpointer: checkpoint.Checkpointer{Store: cps},
-		Context:      &agent.ContextBuilder{Workspace: set.Workspace, Model: set.Model, Window: set.Window, Redactor: red},
+		Context:      cb,
+		Model:        set.Model,
 		Processes:    agent.OSProcesses{},
 		MaxSteps:     set.MaxSteps,
 		ToolEnv:      env,

@@ -36,6 +36,14 @@ const (
 	// run" grant before it expired; from then on the calls it covered ask
 	// again.
 	GrantRevoked Type = "grant_revoked"
+	// Compaction is an extension: the context builder folded, masked or cut
+	// older parts of the conversation to fit the budget; journaled before
+	// the model_request it leads to, so a resumed run never redoes it.
+	Compaction Type = "compaction"
+	// ContextRefresh is an extension: the slow-changing layers of the
+	// request (the instruction files read into L1, the repo map of L5a)
+	// were read afresh; journaled so a resumed run sends the same bytes.
+	ContextRefresh Type = "context_refresh"
 )
 
 // Event is one journaled fact about a run. Data holds the type's payload (one of
@@ -151,18 +159,6 @@ type RunStartedData struct {
 
 type UserMessageData struct {
 	Text string `json:"text"`
-}
-
-type ContextLayer struct {
-	Name   string `json:"name"`
-	Tokens int    `json:"tokens"`
-	Items  int    `json:"items"`
-}
-
-type ContextReport struct {
-	Budget      int            `json:"budget"`
-	TotalTokens int            `json:"total_tokens"`
-	Layers      []ContextLayer `json:"layers"`
 }
 
 type ModelRequestData struct {
@@ -352,6 +348,10 @@ func NewPayload(t Type) (Payload, error) {
 		return &CommandStartedData{}, nil
 	case GrantRevoked:
 		return &GrantRevokedData{}, nil
+	case Compaction:
+		return &CompactionData{}, nil
+	case ContextRefresh:
+		return &ContextRefreshData{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }
@@ -370,6 +370,8 @@ func (*ErrorData) EventType() Type            { return Error }
 func (*RunFinishedData) EventType() Type      { return RunFinished }
 func (*CommandStartedData) EventType() Type   { return CommandStarted }
 func (*GrantRevokedData) EventType() Type     { return GrantRevoked }
+func (*CompactionData) EventType() Type       { return Compaction }
+func (*ContextRefreshData) EventType() Type   { return ContextRefresh }
 
 // New returns the event of payload p for a run; seq and time are set when
 // the journal commits it.

@@ -1,0 +1,359 @@
+// Package contextbuild owns what the model sees: it builds each model request
+// from a run's state in six layers under a token budget, stable first and
+// volatile last (tools; L1 instructions; L5a repo map; L6 summary and older
+// rounds; L3 the last rounds verbatim; L5b file snippets; L4 task state; L2
+// the person's current message), decides when older rounds must be
+// compacted and how (masking old tool outputs, dropping superseded reads,
+// folding older rounds into a summary, cutting long outputs, and only then
+// shrinking the last rounds), and reports per layer and per item what went
+// in, what was cut and why.
+//
+// It implements agent.ContextSource. A request is a pure function of the
+// state (compactions and refreshes are folded into it from the journal), so
+// a resumed run sends the same bytes; what Build decides it returns as
+// events for the loop to journal first. It must not journal, send a model
+// request of its own except through the Summarizer it is given, write any
+// file, or read outside the workspace but the user's global AGENTS.md.
+package contextbuild
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"agent/internal/agent"
+	"agent/internal/event"
+	"agent/internal/tokens"
+	"agent/internal/tools"
+)
+
+// Defaults of Options.
+const (
+	// RecentRounds is how many of the newest rounds L3 keeps verbatim.
+	RecentRounds = 6
+	// DefaultRefreshEdits is how many edits make the repo map stale.
+	DefaultRefreshEdits = 8
+	// maxRepoMapTokens caps the repo map of a large window.
+	maxRepoMapTokens = 4096
+)
+
+// Shares of the shared part of the budget (what L1, L2, L4 and the tools
+// leave), in percent; the rest is slack.
+const (
+	shareRecent  = 45 // L3
+	shareFiles   = 25 // L5a + L5b
+	shareHistory = 20 // L6
+)
+
+// RepoMapper renders the repository map for a query (issue 6's map).
+type RepoMapper interface {
+	Map(ctx context.Context, q RepoMapQuery) (RepoMap, error)
+}
+
+// RepoMapQuery is what the map is centred on.
+type RepoMapQuery struct {
+	Query  string   // the person's current message
+	Files  []string // files in play, most recent first
+	Tokens int      // budget
+}
+
+// RepoMap is a rendered map.
+type RepoMap struct {
+	Text   string
+	Files  []string // its files, in rank order
+	Tokens int
+}
+
+// Summarizer asks the model for a summary (one non-streaming answer).
+type Summarizer interface {
+	Summarize(ctx context.Context, req *agent.Request) (string, error)
+}
+
+// Options configure a Builder.
+type Options struct {
+	Workspace string
+	Model     string
+	// Window is the model's context window in tokens (0: agent.DefaultWindow).
+	Window int
+	// Tools are the tool schemas (sorted by name in every request).
+	Tools []agent.ToolSpec
+	// Redactor cleans what is read from disk (AGENTS.md, snippets).
+	Redactor agent.Redactor
+	// Counter counts tokens; nil: one for Model's encoding.
+	Counter *tokens.Counter
+	// RepoMap renders L5a; nil: no repo map.
+	RepoMap RepoMapper
+	// Summarizer writes model summaries when masking is not enough; nil:
+	// deterministic summaries only.
+	Summarizer Summarizer
+	// GlobalInstructions is the user's own AGENTS.md
+	// ($XDG_CONFIG_HOME/agent/AGENTS.md); "" for none.
+	GlobalInstructions string
+	// RefreshEdits is how many edits make the repo map stale (0: default).
+	RefreshEdits int
+}
+
+// Builder builds requests. It keeps nothing of a run between builds but
+// token counts; it is safe for use by one loop at a time and for
+// concurrent reports.
+type Builder struct {
+	opt     Options
+	mu      sync.Mutex
+	counter *tokens.Counter
+	tools   []agent.ToolSpec
+	toolTk  int
+	toolsJS string
+}
+
+// New returns a Builder.
+func New(opt Options) (*Builder, error) {
+	if opt.Window <= 0 {
+		opt.Window = agent.DefaultWindow
+	}
+	if opt.RefreshEdits <= 0 {
+		opt.RefreshEdits = DefaultRefreshEdits
+	}
+	b := &Builder{opt: opt, counter: opt.Counter}
+	if b.counter == nil {
+		c, err := tokens.New(tokens.ForModel(opt.Model))
+		if err != nil {
+			return nil, fmt.Errorf("contextbuild: tokenizer: %w", err)
+		}
+		b.counter = c
+	}
+	b.tools = slices.Clone(opt.Tools)
+	slices.SortFunc(b.tools, func(x, y agent.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
+	var js strings.Builder
+	for _, t := range b.tools {
+		b.toolTk += b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+		js.WriteString(t.Name + "\x00" + t.Description + "\x00" + string(t.Parameters) + "\x00")
+	}
+	b.toolsJS = js.String()
+	return b, nil
+}
+
+// Window returns the window the builder budgets for.
+func (b *Builder) Window() int { return b.opt.Window }
+
+func (b *Builder) count(s string) int { return b.counter.Count(s) }
+
+// msgTokens is what one message costs: its text, its calls and the
+// provider's framing (about four tokens a message).
+func (b *Builder) msgTokens(m agent.Message) int {
+	n := b.count(m.Content) + 4
+	for _, c := range m.ToolCalls {
+		n += b.count(c.Name) + b.count(c.Arguments) + 4
+	}
+	return n
+}
+
+// budget is B = window - answer reserve - margin, divided by the
+// provider's correction when it counts more than the encoder.
+type budget struct {
+	window, reserve, margin, b int
+	ratio                      float64
+	samples                    int
+}
+
+func (b *Builder) budgetFor(st *agent.State) budget {
+	w := b.opt.Window
+	bg := budget{window: w, reserve: min(max(w/4, 256), 8192), margin: w / 50}
+	raw := w - bg.reserve - bg.margin
+	c := st.Context.Correction
+	bg.samples = c.Samples
+	if c.Corrected() {
+		bg.ratio = c.Ratio
+	}
+	f := 1.0
+	if bg.ratio > 1 {
+		f = bg.ratio // never budget past the window on a provider that counts less
+	}
+	bg.b = int(float64(raw) / f)
+	return bg
+}
+
+// Build implements agent.ContextSource.
+func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOptions) (*agent.Built, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	h := analyze(st)
+	if opt.Decide {
+		evs, err := b.decide(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		if len(evs) > 0 {
+			return &agent.Built{Events: evs}, nil
+		}
+	}
+	v := currentView(st)
+	req, rep, err := b.render(h, v)
+	if err != nil {
+		return nil, err
+	}
+	return &agent.Built{Request: req, Report: rep}, nil
+}
+
+// view is the compaction and refresh a request is rendered under.
+type view struct {
+	comp    event.CompactionData
+	refresh *event.ContextRefreshData
+	l1      string
+}
+
+func currentView(st *agent.State) *view {
+	v := &view{}
+	if c := st.Context.Compaction(); c != nil {
+		v.comp = *c
+	}
+	if r := st.Context.Refresh(); r != nil {
+		v.refresh = &r.Data
+		v.l1 = instructionsText(st)
+	}
+	return v
+}
+
+// instructionsText returns L1 as the newest refresh recorded it (a refresh
+// whose L1 did not change records only its hash).
+func instructionsText(st *agent.State) string {
+	rs := st.Context.Refreshes
+	if len(rs) == 0 {
+		return ""
+	}
+	want := rs[len(rs)-1].Data.InstructionsHash
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].Data.InstructionsHash == want && rs[i].Data.InstructionsText != "" {
+			return rs[i].Data.InstructionsText
+		}
+	}
+	return ""
+}
+
+// decide returns the events the next request needs first: a refresh of the
+// slow layers, a compaction.
+func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, error) {
+	st := h.st
+	v := currentView(st)
+	step := st.Step + 1
+	var evs []event.Payload
+	prev := v.refresh
+	switch {
+	case prev == nil:
+		r := b.refresh(ctx, h, event.RefreshStart, step, st)
+		evs = append(evs, r)
+		v.refresh, v.l1 = r, r.InstructionsText
+	case st.Context.Edits-prev.Edits >= b.opt.RefreshEdits:
+		r := b.refresh(ctx, h, event.RefreshEdits, step, st)
+		evs = append(evs, r)
+		v.refresh = r
+		if r.InstructionsText != "" {
+			v.l1 = r.InstructionsText
+		}
+	}
+	bg := b.budgetFor(st)
+	m := b.newMeasure(h, v)
+	if err := m.fixedFits(bg); err != nil {
+		return nil, err
+	}
+	if m.total() <= bg.b && !st.Context.Force {
+		return evs, nil
+	}
+	trigger := event.TriggerBudget
+	if st.Context.Force {
+		trigger = event.TriggerForced
+	}
+	// The slow layers are read afresh with the compaction (L1 from disk,
+	// the repo map for the request as it stands).
+	r := b.refresh(ctx, h, event.RefreshCompaction, step, st)
+	v.refresh = r
+	if r.InstructionsText != "" {
+		v.l1 = r.InstructionsText
+	}
+	m = b.newMeasure(h, v)
+	if err := m.fixedFits(bg); err != nil {
+		return nil, err
+	}
+	c, err := b.compact(ctx, m, bg, trigger, step)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		// nothing could be compacted (a forced compaction of a short run)
+		return evs, nil
+	}
+	return []event.Payload{c, r}, nil
+}
+
+// refresh reads the slow layers afresh.
+func (b *Builder) refresh(ctx context.Context, h *history, reason event.RefreshReason, step int, st *agent.State) *event.ContextRefreshData {
+	text, paths := b.readInstructions(h)
+	r := &event.ContextRefreshData{Step: step, Reason: reason, Instructions: paths, InstructionsHash: shortHash(text), Edits: st.Context.Edits}
+	if old := st.Context.Refresh(); old == nil || old.Data.InstructionsHash != r.InstructionsHash || instructionsText(st) == "" {
+		r.InstructionsText = text
+	}
+	if b.opt.RepoMap != nil {
+		q := RepoMapQuery{Files: h.filesInPlay(20), Tokens: b.repoMapTokens(h, st, text)}
+		if h.current >= 0 {
+			q.Query = st.Messages[h.current].Content
+		}
+		mp, err := b.opt.RepoMap.Map(ctx, q)
+		if err != nil {
+			r.Error = err.Error()
+		} else {
+			r.RepoMap, r.RepoMapFiles, r.RepoMapTokens = mp.Text, mp.Files, b.count(mp.Text)
+		}
+	}
+	return r
+}
+
+// repoMapTokens is L5a's budget: half the files' share, at most 4,096.
+func (b *Builder) repoMapTokens(h *history, st *agent.State, l1 string) int {
+	bg := b.budgetFor(st)
+	fixed := b.toolTk + b.count(l1)
+	if h.current >= 0 {
+		fixed += b.msgTokens(st.Messages[h.current])
+	}
+	shared := max(bg.b-fixed, 0)
+	return min(max(shared*shareFiles/100/2, 128), maxRepoMapTokens)
+}
+
+func marshalArgs(v any) string {
+	out, err := json.Marshal(v)
+	if err != nil {
+		return "{}"
+	}
+	return string(out)
+}
+
+// Specs returns the registry's tools as the model sees them.
+func Specs(reg *tools.Registry) ([]agent.ToolSpec, error) {
+	var out []agent.ToolSpec
+	for _, t := range reg.Tools() {
+		raw, err := json.Marshal(t.Schema())
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", t.Name(), err)
+		}
+		out = append(out, agent.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: raw})
+	}
+	return out, nil
+}
+
+// MustNew is New for tests and benchmarks: the registry's tools, the
+// model's tokenizer, no repo map; it panics on an error.
+func MustNew(ws, model string, window int, reg *tools.Registry) *Builder {
+	specs, err := Specs(reg)
+	if err != nil {
+		panic(err)
+	}
+	b, err := New(Options{Workspace: ws, Model: model, Window: window, Tools: specs})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

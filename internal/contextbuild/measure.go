@@ -1,0 +1,103 @@
+package contextbuild
+
+import (
+	"fmt"
+
+	"agent/internal/agent"
+	"agent/internal/event"
+)
+
+// measure is the size of a request under a working compaction, kept per
+// unit so that moving one boundary recounts only what it touches.
+type measure struct {
+	b        *Builder
+	h        *history
+	v        *view
+	c        event.CompactionData
+	reserved int // tools + L1 + L2 + L4: never cut
+	mapTk    int // L5a
+	sumTk    int // the summary message
+	cost     []int
+	l3start  int // index into h.units of the first of the last rounds
+	newest   int // index of the unit after L2 (-1: none)
+}
+
+func (b *Builder) newMeasure(h *history, v *view) *measure {
+	m := &measure{b: b, h: h, v: v, c: v.comp, newest: -1}
+	m.reserved = b.toolTk + b.msgTokens(agent.Message{Role: agent.RoleSystem, Content: v.l1})
+	if h.current >= 0 {
+		m.reserved += b.msgTokens(h.st.Messages[h.current])
+	}
+	if t := b.taskState(h); t != "" {
+		m.reserved += b.msgTokens(agent.Message{Role: agent.RoleUser, Content: t})
+	}
+	if v.refresh != nil && v.refresh.RepoMap != "" {
+		m.mapTk = b.msgTokens(agent.Message{Role: agent.RoleSystem, Content: repoMapMessage(v.refresh.RepoMap)})
+	}
+	if m.c.Summary != "" {
+		m.sumTk = b.msgTokens(agent.Message{Role: agent.RoleUser, Content: m.c.Summary})
+	}
+	rounds := h.rounds()
+	m.l3start = len(h.units)
+	if len(rounds) > 0 {
+		m.l3start = rounds[max(len(rounds)-RecentRounds, 0)]
+	}
+	if h.newestAfterCurrent() {
+		m.newest = len(h.units) - 1
+	}
+	m.cost = make([]int, len(h.units))
+	for i := range h.units {
+		m.recost(i)
+	}
+	return m
+}
+
+func (m *measure) folded(i int) bool { return m.h.units[i].last <= m.c.FoldedThrough }
+
+func (m *measure) recost(i int) {
+	msgs, _ := m.b.renderUnit(m.h, m.h.units[i], &m.c, 0)
+	n := 0
+	for _, msg := range msgs {
+		n += m.b.msgTokens(msg)
+	}
+	m.cost[i] = n
+}
+
+func (m *measure) recostAll() {
+	for i := range m.h.units {
+		m.recost(i)
+	}
+}
+
+// total is the request's size without snippets (they take what is left).
+func (m *measure) total() int {
+	n := m.reserved + m.mapTk + m.sumTk
+	for i, c := range m.cost {
+		if !m.folded(i) {
+			n += c
+		}
+	}
+	return n
+}
+
+// fixedFits fails when what is never cut does not fit the budget.
+func (m *measure) fixedFits(bg budget) error {
+	if m.reserved <= bg.b {
+		return nil
+	}
+	cur := 0
+	if m.h.current >= 0 {
+		cur = m.b.msgTokens(m.h.st.Messages[m.h.current])
+	}
+	return &agent.Failure{Class: agent.ClassContext, Err: fmt.Errorf(
+		"the parts of a request that are never cut take %d tokens (tools %d, your message %d, instructions and task state the rest), over the budget of %d tokens of a %d-token window: "+
+			"raise [context] window in config.toml if the model has a larger one, shorten AGENTS.md, or send a shorter message",
+		m.reserved, m.b.toolTk, cur, bg.b, bg.window)}
+}
+
+// setSummary folds everything with seq <= through into the summary.
+func (m *measure) setSummary(through int64, text string) {
+	m.c.FoldedThrough = through
+	m.c.Summary = text
+	m.sumTk = m.b.msgTokens(agent.Message{Role: agent.RoleUser, Content: text})
+}

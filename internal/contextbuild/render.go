@@ -1,0 +1,234 @@
+package contextbuild
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"agent/internal/agent"
+	"agent/internal/event"
+)
+
+func summaryMessage(text string) agent.Message {
+	return agent.Message{Role: agent.RoleUser, Content: text}
+}
+
+func repoMapMessage(text string) string {
+	return "Repository map (ranked for the current request; definitions with their signatures, from the files on disk):\n<repo_map>\n" + text + "\n</repo_map>"
+}
+
+// layer collects one layer's messages and items.
+type layer struct {
+	id     event.LayerID
+	name   string
+	budget int
+	msgs   []agent.Message
+	items  []item
+	text   strings.Builder // what the hash covers
+	tokens int
+	note   string
+}
+
+func (l *layer) add(b *Builder, m agent.Message, it item) {
+	l.msgs = append(l.msgs, m)
+	it.after = b.msgTokens(m)
+	l.items = append(l.items, it)
+	l.hashMsg(m)
+}
+
+func (l *layer) hashMsg(m agent.Message) {
+	l.text.WriteString(string(m.Role) + "\x00" + m.Content + "\x00" + m.ToolCallID + "\x00")
+	for _, c := range m.ToolCalls {
+		l.text.WriteString(c.ID + "\x00" + c.Name + "\x00" + c.Arguments + "\x00")
+	}
+}
+
+// render builds the request of h under v, and its report.
+func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextReport, error) {
+	st := h.st
+	bg := b.budgetFor(st)
+	m := b.newMeasure(h, v)
+	if err := m.fixedFits(bg); err != nil {
+		return nil, event.ContextReport{}, err
+	}
+	shared := max(bg.b-m.reserved, 0)
+	tools := &layer{id: event.LayerTools, name: "tools"}
+	l1 := &layer{id: event.LayerInstructions, name: "instructions"}
+	l5a := &layer{id: event.LayerRepoMap, name: "repo map", budget: shared * shareFiles / 100}
+	l6 := &layer{id: event.LayerHistory, name: "summary and older rounds", budget: shared * shareHistory / 100}
+	l3 := &layer{id: event.LayerRecent, name: "recent rounds", budget: shared * shareRecent / 100}
+	l5b := &layer{id: event.LayerSnippets, name: "file snippets"}
+	l4 := &layer{id: event.LayerTask, name: "task state"}
+	l2 := &layer{id: event.LayerMessage, name: "your message"}
+
+	for _, t := range b.tools {
+		tk := b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+		tools.items = append(tools.items, item{kind: "tool", ref: t.Name, before: tk, after: tk})
+	}
+	tools.text.WriteString(b.toolsJS)
+	l1.add(b, agent.Message{Role: agent.RoleSystem, Content: v.l1}, item{kind: "instructions", before: b.count(v.l1) + 4})
+	if v.refresh != nil {
+		l1.note = strings.Join(v.refresh.Instructions, ", ")
+		if v.refresh.RepoMap != "" {
+			msg := agent.Message{Role: agent.RoleSystem, Content: repoMapMessage(v.refresh.RepoMap)}
+			l5a.add(b, msg, item{kind: "map", ref: strings.Join(v.refresh.RepoMapFiles[:min(len(v.refresh.RepoMapFiles), 3)], ", "), before: b.msgTokens(msg)})
+			l5a.note = fmt.Sprintf("%d files, refreshed at step %d (%s)", len(v.refresh.RepoMapFiles), v.refresh.Step, v.refresh.Reason)
+		} else if v.refresh.Error != "" {
+			l5a.note = "no repo map: " + v.refresh.Error
+		}
+	}
+	if m.c.Summary != "" {
+		l6.add(b, summaryMessage(m.c.Summary), item{kind: "summary", before: m.sumTk})
+		l6.note = fmt.Sprintf("summary of the run through seq %d (%s)", m.c.FoldedThrough, m.c.Kind)
+	}
+	// the total so far decides whether the newest round must be cut
+	room := bg.b - m.total()
+	capNewest := 0
+	if room < 0 && m.newest >= 0 {
+		capNewest = max(m.cost[m.newest]+room, 200)
+	}
+	var newest []agent.Message
+	var newestItems []item
+	for i, u := range h.units {
+		if m.folded(i) {
+			msgs, items := b.renderUnit(h, u, &event.CompactionData{}, 0)
+			_ = msgs
+			for k := range items {
+				items[k].after, items[k].reason = 0, event.ReasonSummarized
+			}
+			l6.items = append(l6.items, items...)
+			continue
+		}
+		cn := 0
+		if i == m.newest {
+			cn = capNewest
+		}
+		msgs, items := b.renderUnit(h, u, &m.c, cn)
+		switch {
+		case i == m.newest:
+			newest, newestItems = msgs, items
+		case i >= m.l3start:
+			l3.msgs = append(l3.msgs, msgs...)
+			l3.items = append(l3.items, items...)
+			for _, msg := range msgs {
+				l3.hashMsg(msg)
+			}
+		default:
+			l6.msgs = append(l6.msgs, msgs...)
+			l6.items = append(l6.items, items...)
+			for _, msg := range msgs {
+				l6.hashMsg(msg)
+			}
+		}
+	}
+	for _, msg := range newest {
+		l3.hashMsg(msg)
+	}
+	l3.items = append(l3.items, newestItems...)
+	if m.c.Shrunk {
+		l3.note = "the last rounds themselves were cut to fit the budget"
+	}
+	if task := b.taskState(h); task != "" {
+		l4.add(b, agent.Message{Role: agent.RoleUser, Content: task}, item{kind: "plan"})
+		l4.items[0].before = l4.items[0].after
+	}
+	var current agent.Message
+	if h.current >= 0 {
+		current = st.Messages[h.current]
+		tk := b.msgTokens(current)
+		l2.add(b, current, item{kind: "person", seq: st.Meta[h.current].Seq, before: tk})
+	}
+	used := m.total()
+	if capNewest > 0 {
+		used = bg.b
+	}
+	snipRoom := min(shared*shareFiles/100-m.mapTk, bg.b-used)
+	l5b.budget = max(shared*shareFiles/100-m.mapTk, 0)
+	b.snippets(h, v, m, snipRoom, l5b)
+
+	msgs := make([]agent.Message, 0, len(l6.msgs)+len(l3.msgs)+8)
+	msgs = append(msgs, l1.msgs...)
+	msgs = append(msgs, l5a.msgs...)
+	msgs = append(msgs, l6.msgs...)
+	msgs = append(msgs, l3.msgs...)
+	msgs = append(msgs, l5b.msgs...)
+	msgs = append(msgs, l4.msgs...)
+	msgs = append(msgs, l2.msgs...)
+	msgs = append(msgs, newest...)
+	req := &agent.Request{Model: b.opt.Model, Messages: msgs, Tools: b.tools}
+
+	layers := []*layer{tools, l1, l5a, l6, l3, l5b, l4, l2}
+	rep := event.ContextReport{Budget: bg.b, Window: bg.window, Reserve: bg.reserve, Margin: bg.margin,
+		Counting: event.CountEncoder, Encoding: b.counter.Encoding().String(), Ratio: bg.ratio, Samples: bg.samples}
+	if bg.ratio > 0 {
+		rep.Counting = event.CountMeasured
+	}
+	prev := map[event.LayerID]string{}
+	if st.Context.Last != nil {
+		for _, l := range st.Context.Last.Layers {
+			prev[l.ID] = l.Hash
+		}
+	}
+	ph := sha256.New()
+	for _, l := range layers {
+		cl := event.ContextLayer{Name: l.name, ID: l.id, Budget: l.budget, Hash: shortHash(l.text.String()), Note: l.note}
+		for _, it := range l.items {
+			if it.after > 0 {
+				cl.Items++
+			}
+			cl.Tokens += it.after
+		}
+		if l.id == event.LayerTools {
+			cl.Tokens = b.toolTk
+			cl.Items = len(b.tools)
+		}
+		cl.Entries = group(l.items)
+		rep.InputItems += len(l.items)
+		rep.TotalTokens += cl.Tokens
+		if l.id == event.LayerTools || l.id == event.LayerInstructions || l.id == event.LayerRepoMap {
+			ph.Write([]byte(l.text.String()))
+		}
+		if rep.FirstChanged == "" && st.Context.Last != nil && prev[l.id] != cl.Hash {
+			rep.FirstChanged = l.id
+		}
+		rep.Layers = append(rep.Layers, cl)
+	}
+	rep.PrefixHash = hex.EncodeToString(ph.Sum(nil))[:16]
+	if cs := st.Context.Compactions; len(cs) > 0 && cs[len(cs)-1].Seq > st.Context.LastRequestSeq {
+		rep.Compacted = cs[len(cs)-1].Seq
+	}
+	return req, rep, nil
+}
+
+// group merges runs of consecutive items treated alike (verbatim, masked,
+// summarized) into one entry; cut items keep an entry each.
+func group(items []item) []event.ContextItem {
+	var out []event.ContextItem
+	for _, it := range items {
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			mergeable := it.reason == "" || it.reason == event.ReasonMasked || it.reason == event.ReasonSummarized
+			if mergeable && last.Reason == it.reason && last.Kind != "tool" && it.kind != "tool" {
+				if last.Kind != it.kind {
+					last.Kind = "messages"
+				}
+				last.Count++
+				last.TokensBefore += it.before
+				last.Tokens += it.after
+				if it.seq > 0 {
+					last.LastSeq = it.seq
+				}
+				last.Ref = ""
+				continue
+			}
+		}
+		out = append(out, event.ContextItem{Kind: it.kind, Ref: it.ref, FirstSeq: it.seq, LastSeq: it.seq, Count: 1, TokensBefore: it.before, Tokens: it.after, Reason: it.reason})
+	}
+	return out
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:12]
+}

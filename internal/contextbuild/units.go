@@ -1,0 +1,236 @@
+package contextbuild
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"agent/internal/agent"
+	"agent/internal/event"
+)
+
+// item accounts for one input item in the report.
+type item struct {
+	kind   string
+	ref    string
+	seq    int64
+	before int
+	after  int
+	reason event.CutReason
+}
+
+// maxStubArg caps a string argument of a masked call.
+const maxStubArg = 160
+
+// renderUnit returns the messages of one unit under compaction c, with the
+// report's items. capNewest > 0 cuts the unit's outputs to that many tokens
+// (the newest round, when even it does not fit).
+func (b *Builder) renderUnit(h *history, u unit, c *event.CompactionData, capNewest int) ([]agent.Message, []item) {
+	st := h.st
+	msgs := make([]agent.Message, 0, len(u.msgs))
+	items := make([]item, 0, len(u.msgs))
+	var unpaired []agent.Message
+	for _, i := range u.msgs {
+		m, meta := st.Messages[i], st.Meta[i]
+		before := b.msgTokens(m)
+		switch meta.Kind {
+		case agent.KindAssistant:
+			if meta.Seq <= c.MaskedThrough && len(m.ToolCalls) > 0 {
+				m.ToolCalls = maskCalls(m.ToolCalls)
+			}
+			msgs = append(msgs, m)
+			it := item{kind: "assistant", seq: meta.Seq, before: before, after: b.msgTokens(m)}
+			if it.after != before {
+				it.reason = event.ReasonMasked
+			}
+			items = append(items, it)
+			// a call with no result gets one, so no call is left unpaired
+			for _, tc := range st.Messages[i].ToolCalls {
+				if ci := h.calls[tc.ID]; ci != nil && ci.result < 0 {
+					stub := agent.Message{Role: agent.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
+						Content: "[agent] no result was recorded for this call (the run was interrupted); its outcome is unknown"}
+					unpaired = append(unpaired, stub)
+					items = append(items, item{kind: "tool_result", ref: tc.ID, seq: meta.Seq, after: b.msgTokens(stub), reason: event.ReasonOrphan})
+				}
+			}
+		case agent.KindTool:
+			text, reason := b.toolText(h, i, c, capNewest)
+			m.Content = text
+			msgs = append(msgs, m)
+			items = append(items, item{kind: "tool_result", ref: m.ToolCallID, seq: meta.Seq, before: before, after: b.msgTokens(m), reason: reason})
+		case agent.KindPerson:
+			msgs = append(msgs, m)
+			items = append(items, item{kind: "person", seq: meta.Seq, before: before, after: before})
+		default:
+			msgs = append(msgs, m)
+			items = append(items, item{kind: "note", seq: meta.Seq, before: before, after: before})
+		}
+	}
+	msgs = append(msgs, unpaired...)
+	if u.kind == unitOrphan {
+		// a result whose call is gone (a rewind) cannot be sent alone
+		for k := range items {
+			items[k].after, items[k].reason = 0, event.ReasonOrphan
+		}
+		return nil, items
+	}
+	return msgs, items
+}
+
+// toolText is a tool result's text under c.
+func (b *Builder) toolText(h *history, i int, c *event.CompactionData, capNewest int) (string, event.CutReason) {
+	m, meta := h.st.Messages[i], h.st.Meta[i]
+	ci := h.callOf(i)
+	if w := h.supersededAt(ci, meta.Seq, c.SupersededThrough); w > 0 {
+		return fmt.Sprintf("[agent] read superseded: %s was changed by this run after this read (%s); read it again for its current content",
+			ci.path, h.stepOfSeq(w)), event.ReasonSupersededRead
+	}
+	if meta.Seq <= c.MaskedThrough {
+		return b.stub(ci, meta, m.Content), event.ReasonMasked
+	}
+	if capNewest > 0 && b.count(m.Content) > capNewest {
+		return b.headTail(m.Content, capNewest), event.ReasonHeadTail
+	}
+	if meta.Seq <= c.CutThrough && c.CutTokens > 0 && b.count(m.Content) > c.CutTokens {
+		return b.headTail(m.Content, c.CutTokens), event.ReasonHeadTail
+	}
+	return m.Content, ""
+}
+
+// stub is what a masked output becomes: the tool, its arguments, how it
+// ended and how big it was.
+func (b *Builder) stub(ci *callInfo, meta agent.MessageMeta, out string) string {
+	var sb strings.Builder
+	sb.WriteString("[agent] output masked to fit the context: ")
+	if ci != nil {
+		sb.WriteString(ci.name)
+		sb.WriteByte(' ')
+		sb.WriteString(clip(ci.args, 200))
+	}
+	fmt.Fprintf(&sb, " -> %s", meta.Status)
+	if meta.ExitCode != nil {
+		fmt.Fprintf(&sb, ", exit code %d", *meta.ExitCode)
+	}
+	fmt.Fprintf(&sb, ", %d lines, %d tokens", strings.Count(out, "\n")+1, b.count(out))
+	if last := lastLine(out); last != "" && (meta.Status != event.ResultOK || (meta.ExitCode != nil && *meta.ExitCode != 0)) {
+		sb.WriteString("; its last line: ")
+		sb.WriteString(quoteData(clip(last, 200)))
+	}
+	return sb.String()
+}
+
+// headTail cuts s to about max tokens: its head and (a longer) tail, with a
+// marker saying what is gone. A log's failure is usually at its end.
+func (b *Builder) headTail(s string, maxTokens int) string {
+	lines := strings.SplitAfter(s, "\n")
+	headBudget, tailBudget := maxTokens*3/10, maxTokens*7/10-24
+	i, used := 0, 0
+	for i < len(lines) {
+		n := b.counter.Line(lines[i])
+		if used+n > headBudget {
+			break
+		}
+		used += n
+		i++
+	}
+	j, tused := len(lines), 0
+	for j > i {
+		n := b.counter.Line(lines[j-1])
+		if tused+n > tailBudget {
+			break
+		}
+		tused += n
+		j--
+	}
+	if i == 0 && j == len(lines) {
+		// one enormous line: cut by bytes
+		r := []rune(s)
+		keep := maxTokens * 2
+		if len(r) <= 2*keep {
+			return s
+		}
+		return string(r[:keep]) + fmt.Sprintf("\n[agent] ... %d characters cut to fit the context ...\n", len(r)-2*keep) + string(r[len(r)-keep:])
+	}
+	cut := lines[i:j]
+	cutTk := 0
+	for _, l := range cut {
+		cutTk += b.counter.Line(l)
+	}
+	var sb strings.Builder
+	for _, l := range lines[:i] {
+		sb.WriteString(l)
+	}
+	if i > 0 && !strings.HasSuffix(lines[i-1], "\n") {
+		sb.WriteByte('\n')
+	}
+	fmt.Fprintf(&sb, "[agent] ... %d lines (%d tokens) cut here to fit the context; the head and the tail are kept ...\n", len(cut), cutTk)
+	for _, l := range lines[j:] {
+		sb.WriteString(l)
+	}
+	return sb.String()
+}
+
+// maskCalls shortens the long string arguments of calls whose outputs are
+// masked (a write_file's content), keeping the arguments valid JSON.
+func maskCalls(calls []agent.ToolCall) []agent.ToolCall {
+	out := make([]agent.ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = c
+		if len(c.Arguments) <= 2*maxStubArg {
+			continue
+		}
+		var a map[string]any
+		if json.Unmarshal([]byte(c.Arguments), &a) != nil {
+			out[i].Arguments = marshalArgs(map[string]string{"masked": clip(c.Arguments, maxStubArg)})
+			continue
+		}
+		for k, v := range a {
+			if s, ok := v.(string); ok && len(s) > maxStubArg {
+				a[k] = fmt.Sprintf("%s [agent: %d more bytes masked]", clip(s, maxStubArg), len(s)-maxStubArg)
+			}
+		}
+		out[i].Arguments = marshalArgs(a)
+	}
+	return out
+}
+
+// stepOfSeq names the step of the round holding seq.
+func (h *history) stepOfSeq(seq int64) string {
+	step := 0
+	for i, m := range h.st.Meta {
+		if m.Seq > seq {
+			break
+		}
+		if h.st.Meta[i].Kind == agent.KindAssistant {
+			step = m.Step
+		}
+	}
+	if step == 0 {
+		return "earlier"
+	}
+	return fmt.Sprintf("at step %d", step)
+}
+
+// clip shortens s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n ")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[i+1:])
+	}
+	return strings.TrimSpace(s)
+}
+
+// quoteData quotes text from a tool or a file so that it reads as data.
+func quoteData(s string) string { return fmt.Sprintf("%q", s) }
