@@ -97,7 +97,7 @@ func TestRunJSONStream(t *testing.T) {
 		}
 		types = append(types, ev.Type)
 	}
-	want := "run_started user_message model_request assistant_message tool_call tool_result model_request assistant_message run_finished"
+	want := "run_started user_message context_refresh model_request assistant_message tool_call tool_result model_request assistant_message run_finished"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("stream types = %s\nwant %s", got, want)
 	}

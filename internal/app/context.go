@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"agent/internal/contextbuild"
+	"agent/internal/redact"
 	"agent/internal/repomap"
 	"agent/internal/store"
 )
@@ -20,6 +21,7 @@ type repoMapper struct {
 	root  string
 	store *store.Store
 	warn  func(string)
+	red   *redact.Redactor
 
 	mu      sync.Mutex
 	builder repomap.Builder
@@ -45,7 +47,7 @@ func (r *repoMapper) Map(ctx context.Context, q contextbuild.RepoMapQuery) (cont
 	}
 	opts := repomap.Options{Root: r.root, Tokens: q.Tokens, Query: q.Query, Conversation: conv, Workers: min(runtime.GOMAXPROCS(0), 4)}
 	if r.cache != nil {
-		opts.Cache = softCache{r.cache, r.warn}
+		opts.Cache = softCache{r.cache, r.warn, r.red}
 	}
 	m, err := r.builder.Build(ctx, opts)
 	if err != nil {
@@ -58,11 +60,47 @@ func (r *repoMapper) Map(ctx context.Context, q contextbuild.RepoMapQuery) (cont
 	return out, nil
 }
 
-// softCache turns a failed cache write into a warning: the map is built
-// either way.
+// softCache turns a failed cache write into a warning (the map is built
+// either way) and redacts what it writes: the tags quote signatures, and a
+// constant's may hold a secret, which must not reach the disk.
 type softCache struct {
 	*store.RepomapCache
 	warn func(string)
+	red  *redact.Redactor
+}
+
+func (s softCache) Put(path string, size, mtimeNs int64, t *repomap.FileTags) {
+	if s.red != nil && t != nil {
+		cp := *t
+		cp.Defs = make([]repomap.Tag, len(t.Defs))
+		for i, d := range t.Defs {
+			d.Signature = s.red.Redact(d.Signature)
+			cp.Defs[i] = d
+		}
+		cp.Routes = make([]repomap.Route, len(t.Routes))
+		for i, r := range t.Routes {
+			r.Pattern = s.red.Redact(r.Pattern)
+			cp.Routes[i] = r
+		}
+		cp.Refs = make(map[string]int, len(t.Refs))
+		// an identifier is a token, not a key, unless it is long
+		for k, n := range t.Refs {
+			if len(k) >= 16 {
+				k = s.red.Redact(k)
+			}
+			cp.Refs[k] += n
+		}
+		cp.Imports = make([]string, len(t.Imports))
+		for i, imp := range t.Imports {
+			if len(imp) >= 16 {
+				imp = s.red.Redact(imp)
+			}
+			cp.Imports[i] = imp
+		}
+		cp.Package = s.red.Redact(t.Package)
+		t = &cp
+	}
+	s.RepomapCache.Put(path, size, mtimeNs, t)
 }
 
 func (s softCache) Flush() error {

@@ -83,7 +83,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	}
 	cb, err := contextbuild.New(contextbuild.Options{
 		Workspace: set.Workspace, Model: set.Model, Window: set.Window, Tools: specs, Redactor: red,
-		RepoMap:            &repoMapper{root: set.Workspace, store: st, warn: warn},
+		RepoMap:            &repoMapper{root: set.Workspace, store: st, warn: warn, red: red},
 		GlobalInstructions: globalInstructions(),
 	})
 	if err != nil {

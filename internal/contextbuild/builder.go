@@ -306,7 +306,12 @@ func (b *Builder) refresh(ctx context.Context, h *history, reason event.RefreshR
 		if err != nil {
 			r.Error = err.Error()
 		} else {
-			r.RepoMap, r.RepoMapFiles, r.RepoMapTokens = mp.Text, mp.Files, b.count(mp.Text)
+			text := mp.Text
+			if b.opt.Redactor != nil {
+				// the map quotes signatures and comments of the files
+				text = b.opt.Redactor.Redact(text)
+			}
+			r.RepoMap, r.RepoMapFiles, r.RepoMapTokens = text, mp.Files, b.count(text)
 		}
 	}
 	return r
