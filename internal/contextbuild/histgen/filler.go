@@ -53,8 +53,15 @@ func (g *gen) filler(turn byte, room int) {
 			return
 		}
 		g.reread(focus, text)
-	case k < 40 && big:
+	case k < 36 && big:
 		g.reread(focus, text)
+	case k < 42 && big:
+		a, b := g.firstUnread(focus), g.firstUnread(g.files)
+		if a == nil || b == nil || a == b {
+			g.reread(focus, text)
+			return
+		}
+		g.round(text([]string{"Reading %s and the code it calls."}, a.path), g.read(a.path, 0, 0), g.read(b.path, 0, 0))
 	case k < 48:
 		f := focus[g.r.IntN(len(focus))]
 		n := len(f.lines)
@@ -75,7 +82,7 @@ func (g *gen) filler(turn byte, room int) {
 			return
 		}
 		g.round("", g.glob(dir, ".go"))
-	case k < 82:
+	case k < 86:
 		g.editRound(focus, text)
 	case k < 93:
 		g.quick(text)
@@ -145,21 +152,26 @@ func (g *gen) grepRound(focus []*file, text func([]string, string) string) bool 
 // editRound edits a file of the turn that may be edited, reading it first
 // when it has not been read.
 func (g *gen) editRound(focus []*file, text func([]string, string) string) {
-	var cands []*file
+	var read, unread []*file
 	for _, f := range focus {
-		if f.edit {
-			cands = append(cands, f)
+		switch {
+		case !f.edit || f.edits >= 3:
+		case f.read:
+			read = append(read, f)
+		default:
+			unread = append(unread, f)
 		}
 	}
-	if len(cands) == 0 {
-		g.quick(text)
-		return
-	}
-	f := cands[g.r.IntN(len(cands))]
-	if !f.read {
+	if len(read) == 0 {
+		if len(unread) == 0 {
+			g.quick(text)
+			return
+		}
+		f := unread[g.r.IntN(len(unread))]
 		g.round(text(sayRead, f.path), g.read(f.path, 0, 0))
 		return
 	}
+	f := read[g.r.IntN(len(read))]
 	ins := inserted[g.r.IntN(len(inserted))]
 	name := verbs[g.r.IntN(len(verbs))] + title(nouns[g.r.IntN(len(nouns))])
 	stmts := make([]string, len(ins))

@@ -171,6 +171,7 @@ type file struct {
 	lines []string
 	read  bool // read_file has shown it
 	edit  bool // the filler may edit it (after reading it)
+	edits int  // edit_file and write_file calls on it
 	focus string
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"agent/internal/event"
+	"agent/internal/tools"
 )
 
 // The run's script: seven person messages (turns), each followed by
@@ -16,15 +17,17 @@ func (g *gen) upTo(turn byte) int {
 	share := 1.0
 	switch turn {
 	case 'A':
-		share = 0.10
+		share = 0.06
 	case 'B':
-		share = 0.19
+		share = 0.12
 	case 'C':
-		share = 0.29
+		share = 0.22
 	case 'E':
-		share = 0.36
+		share = 0.27
 	case 'F':
-		share = 0.60
+		share = 0.52
+	case 'H':
+		share = 0.74
 	}
 	return int(share * float64(g.target))
 }
@@ -40,6 +43,7 @@ func (g *gen) script() {
 	g.turnInterrupted()
 	g.turnResumed()
 	g.turnOverride()
+	g.turnQuestion()
 	g.turnSmoke()
 }
 
@@ -132,7 +136,7 @@ func (g *gen) turnChinese() {
 // Turn 4: the full suite, interrupted by the person (Ctrl-C).
 func (g *gen) turnInterrupted() {
 	g.say("Good. Please run the full test suite once before you go on with step 4.")
-	part := goTestLog(g.r, "internal/auth", g.logLines()/4, "", "")
+	part := tools.Truncate(goTestLog(g.r, "internal/auth", g.logLines()/3, "", ""), tools.MaxOutput-200)
 	c := &call{name: "run_command", args: g.jsonArgs(struct {
 		Command string `json:"command"`
 	}{"go test ./..."}), risk: event.RiskExec, status: event.ResultInterrupted,
@@ -181,7 +185,17 @@ func (g *gen) turnOverride() {
 	g.answer("Committed: the generator now indents with 4 spaces and the accessors are regenerated. Step 6 is next.")
 }
 
-// Turn 7: step 6, the open error, and the last message.
+// Turn 7: a question between steps; reads only.
+func (g *gen) turnQuestion() {
+	g.say("Before step 6, a question: when ledgerd drains on SIGTERM, is the pending batch flushed before the process exits? " +
+		"Look at the drain and shutdown code and tell me; do not change anything yet.")
+	g.round(pick(g, sayRead, "internal/ledger/drain.go"), g.read("internal/ledger/drain.go", 0, 0), g.read("internal/server/shutdown.go", 0, 0))
+	g.fill('H')
+	g.answer("Yes, with one gap: shutdown calls Store.Close, which now flushes the pending batch before sealing, " +
+		"but the drain timer does not wait for an in-flight flush. Nothing was changed. Step 6 is next.")
+}
+
+// Turn 8: step 6, the open error, and the last message.
 func (g *gen) turnSmoke() {
 	g.say("Now step 6: add /healthz and make the smoke test pass.")
 	g.round(pick(g, sayRead, pathSmoke), g.read(pathSmoke, 0, 0))
