@@ -40,8 +40,11 @@ type Options struct {
 	// Seed selects the history; the same seed gives the same events.
 	Seed int64
 	// Tokens is the target total: the tokens of every message's content
-	// and every tool call's arguments, as a Counter for Encoding counts
-	// them. The history comes within 10 % of it.
+	// and every tool call's arguments in the state agent.Fold makes of the
+	// events, as a Counter for Encoding counts them. The history comes
+	// within 10 % of it (within 1.5 % in practice); it must lie in
+	// [MinTokens, MaxTokens]. Reads and logs grow with it, so the number
+	// of rounds stays about the same (120-160 at 200K, 70-100 at 50K).
 	Tokens int
 	// Encoding counts the tokens; zero means tokens.DefaultEncoding.
 	Encoding tokens.Encoding

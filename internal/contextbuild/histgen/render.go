@@ -57,6 +57,14 @@ func commandOutput(text string, code int) string {
 // diffSummary imitates the tools' diff after a write for one replaced
 // block: old lines [at, at+removed) became added new lines (at 0-based).
 func diffSummary(before []string, at, removed int, repl []string) string {
+	// lines the block keeps at its start and end are context, as in a
+	// line diff
+	for removed > 0 && len(repl) > 0 && before[at] == repl[0] {
+		at, removed, repl = at+1, removed-1, repl[1:]
+	}
+	for removed > 0 && len(repl) > 0 && before[at+removed-1] == repl[len(repl)-1] {
+		removed, repl = removed-1, repl[:len(repl)-1]
+	}
 	const ctx = 2
 	var b strings.Builder
 	fmt.Fprintf(&b, "+%d -%d lines\n", len(repl), removed)

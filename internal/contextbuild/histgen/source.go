@@ -86,6 +86,9 @@ func goSource(r *rand.Rand, path, pkg string, lines int, planted []string) []str
 				"\tcreated time.Time", "}", "")
 		}
 		a := string(n[0])
+		if a == "s" { // s is the receiver
+			a = n[:2]
+		}
 		s := sigs[r.IntN(len(sigs))]
 		rep := strings.NewReplacer("{n}", n, "{N}", title(n), "{v}", v, "{a}", a, "{z}", s.zero,
 			"{P}", pastTense(v), "{k}", fmt.Sprint(64<<r.IntN(6)))
