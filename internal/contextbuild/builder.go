@@ -106,6 +106,9 @@ type Builder struct {
 	tools   []agent.ToolSpec
 	toolTk  int
 	toolsJS string
+	// errLines memoises the error lines of failed outputs of runID.
+	errLines map[lineKey]string
+	runID    string
 }
 
 // New returns a Builder.
@@ -181,6 +184,9 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 	defer b.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if b.runID != st.RunID || b.errLines == nil {
+		b.runID, b.errLines = st.RunID, map[lineKey]string{}
 	}
 	h := analyze(st)
 	if opt.Decide {

@@ -40,9 +40,10 @@ func (b *Builder) compact(ctx context.Context, m *measure, bg budget, trigger ev
 		m.c.MaskedThrough = u.last
 		m.recost(i)
 	}
-	// 2. drop reads of files edited since
-	if (force || over()) && m.c.SupersededThrough < h.st.LastSeq {
-		m.c.SupersededThrough = h.st.LastSeq
+	// 2. drop reads of files edited since, older than the last rounds (a
+	// compaction always does: a stale read misleads whatever the budget)
+	if s := m.l3seq() - 1; m.c.SupersededThrough < s {
+		m.c.SupersededThrough = s
 		m.recostAll()
 	}
 	// 3. snippets are cut to what is left at every render.
@@ -97,7 +98,12 @@ func (b *Builder) compact(ctx context.Context, m *measure, bg budget, trigger ev
 			}
 		}
 	}
-	// 6. only then shrink the last rounds: mask, then fold, oldest first
+	// 6. only then shrink the last rounds: drop their stale reads, mask,
+	// then fold, oldest first
+	if over() && m.c.SupersededThrough < h.st.LastSeq {
+		m.c.SupersededThrough, m.c.Shrunk = h.st.LastSeq, true
+		m.recostAll()
+	}
 	for i := m.l3start; i < last && over(); i++ {
 		if u := h.units[i]; u.kind == unitRound && u.last > m.c.MaskedThrough {
 			m.c.MaskedThrough, m.c.Shrunk = u.last, true

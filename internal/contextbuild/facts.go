@@ -35,7 +35,7 @@ func (h *history) failures(through int64) []failure {
 		if meta.Seq > through || !failed(meta) {
 			continue
 		}
-		f := failure{id: id, name: ci.name, what: ci.what(), step: ci.step, exit: meta.ExitCode, line: lastLine(st.Messages[ci.result].Content)}
+		f := failure{id: id, name: ci.name, what: ci.what(), step: ci.step, exit: meta.ExitCode, line: errorLine(st.Messages[ci.result].Content)}
 		for _, id2 := range h.order {
 			c2 := h.calls[id2]
 			if c2.result < 0 || st.Meta[c2.result].Seq <= meta.Seq || c2.name != ci.name || c2.what() != f.what {
@@ -49,6 +49,78 @@ func (h *history) failures(through int64) []failure {
 		out = append(out, f)
 	}
 	return out
+}
+
+// errWords say a line reports a failure.
+var errWords = []string{"error", "panic", "fail", "exception", "fatal", "refused", "denied", "not found", "undefined", "cannot"}
+
+// errorLine picks the line of a failed call's output that says what went
+// wrong: from the end (a log's failure is usually there), the last line
+// naming a file and line with an error word, else the last line naming a
+// file and line, else the last line with an error word that is more than a
+// summary ("FAIL pkg"), else the last line. It looks at the last 400 lines.
+func errorLine(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n "), "\n")
+	lines = lines[max(len(lines)-400, 0):]
+	pick := func(ok func(string) bool) string {
+		for i := len(lines) - 1; i >= 0; i-- {
+			if l := strings.TrimSpace(lines[i]); len(l) < 1000 && ok(l) {
+				return l
+			}
+		}
+		return ""
+	}
+	if l := pick(func(l string) bool { return hasFileLine(l) && hasErrWord(l) }); l != "" {
+		return l
+	}
+	if l := pick(hasFileLine); l != "" {
+		return l
+	}
+	if l := pick(func(l string) bool { return hasErrWord(l) && !isBareSummary(l) }); l != "" {
+		return l
+	}
+	return lastLine(out)
+}
+
+// hasFileLine reports a "name.ext:LINE" reference in l.
+func hasFileLine(l string) bool {
+	for i := 0; i < len(l); i++ {
+		if l[i] != ':' || i == 0 {
+			continue
+		}
+		j := i + 1
+		for j < len(l) && l[j] >= '0' && l[j] <= '9' {
+			j++
+		}
+		if j == i+1 {
+			continue
+		}
+		k := i - 1
+		for k >= 0 && l[k] != ' ' && l[k] != '\t' && l[k] != '.' {
+			k--
+		}
+		if k >= 0 && l[k] == '.' && i-k > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasErrWord(l string) bool {
+	low := strings.ToLower(l)
+	for _, w := range errWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// isBareSummary: a test runner's last words ("FAIL", "FAIL\tpkg\t0.1s",
+// "exit status 1").
+func isBareSummary(l string) bool {
+	f := strings.Fields(l)
+	return len(f) <= 3 && len(f) > 0 && (f[0] == "FAIL" || f[0] == "FAILED" || f[0] == "exit" || f[0] == "ok")
 }
 
 func failed(m agent.MessageMeta) bool {

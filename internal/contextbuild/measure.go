@@ -101,3 +101,11 @@ func (m *measure) setSummary(through int64, text string) {
 	m.c.Summary = text
 	m.sumTk = m.b.msgTokens(agent.Message{Role: agent.RoleUser, Content: text})
 }
+
+// l3seq is the seq where the last rounds begin (past the end: none).
+func (m *measure) l3seq() int64 {
+	if m.l3start < len(m.h.units) {
+		return m.h.units[m.l3start].first
+	}
+	return m.h.st.LastSeq + 1
+}

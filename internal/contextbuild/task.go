@@ -10,6 +10,7 @@ const (
 	maxPlanSteps   = 40
 	maxEditedFiles = 40
 	maxOpenErrors  = 5
+	maxFixedErrors = 3
 )
 
 // taskState is L4: the plan, the files the run changed, the person's
@@ -43,11 +44,19 @@ func (b *Builder) taskState(h *history) string {
 	for _, o := range h.overrides() {
 		fmt.Fprintf(&sb, "Superseded decision: the person's earlier %s was overridden by their later %s.\n", quoteData(clip(o.sentence, 200)), quoteData(clip(o.with, 200)))
 	}
-	var open []string
+	var open, fixed []string
 	for _, f := range h.failures(st.LastSeq) {
 		if f.fixedStep == 0 {
 			open = append(open, "- "+f.String())
+		} else {
+			fixed = append(fixed, fmt.Sprintf("- fixed at step %d: %s", f.fixedStep, f))
 		}
+	}
+	if len(fixed) > maxFixedErrors {
+		fixed = fixed[len(fixed)-maxFixedErrors:]
+	}
+	if len(fixed) > 0 {
+		sb.WriteString("Errors fixed since (the same call later passed):\n" + strings.Join(fixed, "\n") + "\n")
 	}
 	if len(open) > maxOpenErrors {
 		open = open[len(open)-maxOpenErrors:]

@@ -112,7 +112,7 @@ func (b *Builder) stub(ci *callInfo, meta agent.MessageMeta, out string) string 
 		fmt.Fprintf(&sb, ", exit code %d", *meta.ExitCode)
 	}
 	fmt.Fprintf(&sb, ", %d lines, %d tokens", strings.Count(out, "\n")+1, b.count(out))
-	if last := lastLine(out); last != "" && (meta.Status != event.ResultOK || (meta.ExitCode != nil && *meta.ExitCode != 0)) {
+	if last := b.errorLineOf(meta.Seq, out); last != "" && (meta.Status != event.ResultOK || (meta.ExitCode != nil && *meta.ExitCode != 0)) {
 		sb.WriteString("; its last line: ")
 		sb.WriteString(quoteData(clip(last, 200)))
 	}
@@ -234,3 +234,23 @@ func lastLine(s string) string {
 
 // quoteData quotes text from a tool or a file so that it reads as data.
 func quoteData(s string) string { return fmt.Sprintf("%q", s) }
+
+// errorLineOf is errorLine of a result, memoised by its seq for the
+// builder's current run (a stub is rendered at every build).
+func (b *Builder) errorLineOf(seq int64, out string) string {
+	key := lineKey{seq: seq, n: len(out)}
+	if l, ok := b.errLines[key]; ok {
+		return l
+	}
+	if len(b.errLines) > 4096 {
+		clear(b.errLines)
+	}
+	l := errorLine(out)
+	b.errLines[key] = l
+	return l
+}
+
+type lineKey struct {
+	seq int64
+	n   int
+}
