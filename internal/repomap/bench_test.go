@@ -15,7 +15,9 @@ import (
 //	go test -run '^$' -bench . -benchtime 3x ./internal/repomap/
 //
 // BenchmarkColdGoSrc parses everything with an empty cache, BenchmarkWarmGoSrc
-// rebuilds after touching one file with a warm cache, BenchmarkFileCacheGoSrc
+// rebuilds after touching one file with a warm cache (a new Builder each
+// time, as the one-shot command does), BenchmarkBuilderRefreshGoSrc does the
+// same with one Builder (a refresh inside a run), BenchmarkFileCacheGoSrc
 // starts from the gob file cache as a new process would, and
 // BenchmarkCtagsGoSrc runs `ctags -R` on the same tree as a baseline
 // (skipped without ctags).
@@ -131,4 +133,36 @@ func BenchmarkFileCacheGoSrc(b *testing.B) {
 		}
 	}
 	reportCPU(b, start)
+}
+
+// BenchmarkBuilderRefreshGoSrc is a refresh inside a long-lived process:
+// one Builder, one file changed per build (its entry dropped from the
+// Builder's index and its cache key made stale, which is what a new mtime
+// amounts to). The builds read nothing else from the cache.
+func BenchmarkBuilderRefreshGoSrc(b *testing.B) {
+	root := goSrc(b)
+	cache := NewMemCache()
+	bl := new(Builder)
+	opts := Options{Root: root, Cache: cache, Query: "why does ServeMux reject this path?"}
+	if _, err := bl.Build(context.Background(), opts); err != nil {
+		b.Fatal(err)
+	}
+	touched := filepath.Join(root, "net", "http", "server.go")
+	info, err := os.Stat(touched)
+	if err != nil {
+		b.Skip(err)
+	}
+	parsed := 0
+	start := cpuTime()
+	for b.Loop() {
+		delete(bl.roots[root].files, touched)
+		cache.Put(touched, info.Size(), info.ModTime().UnixNano()+1, nil)
+		m, err := bl.Build(context.Background(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		parsed = m.Stats.Parsed
+	}
+	reportCPU(b, start)
+	b.ReportMetric(float64(parsed), "parsed")
 }

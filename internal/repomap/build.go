@@ -25,9 +25,10 @@ const (
 	parentBonus  = 30.0  // added to the members of a named type or class
 	queryDamping = 0.7   // PageRank damping when the request seeds the ranking
 	testFileMul  = 0.3   // weight of definitions in test files
+	fieldMul     = 0.2   // weight of a Go struct field not named in the request
 )
 
-func build(ctx context.Context, opts Options, hist *gitHistory) (*Map, error) {
+func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	if opts.Root == "" {
 		return nil, errors.New("repomap: Options.Root is empty")
 	}
@@ -60,7 +61,9 @@ func build(ctx context.Context, opts Options, hist *gitHistory) (*Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := load(ctx, tr.sources, opts.Cache, workers)
+	layout := newGoLayout(root, tr.others, goDirs(tr.sources))
+	ri := b.index(root, layout.key)
+	st, err := b.load(ctx, tr.sources, ri, layout, opts.Cache, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -72,12 +75,17 @@ func build(ctx context.Context, opts Options, hist *gitHistory) (*Map, error) {
 
 	var live []*srcFile
 	for _, f := range tr.sources {
-		if f.tags != nil && f.tags.Skipped == "" {
+		if f.info != nil && f.info.Skipped == "" {
 			live = append(live, f)
 		}
 	}
-	layout, comp, names, muls := compileLive(root, tr, live)
-	r := &run{root: root, opts: opts, live: live, comp: comp, names: names, qi: parseQuery(opts.Query), hist: hist}
+	comp := make([]*compiled, len(live))
+	for i, f := range live {
+		comp[i] = f.comp
+	}
+	n := b.in.n()
+	muls := b.in.muls[:n:n]
+	r := &run{root: root, opts: opts, live: live, comp: comp, ids: n, name: b.in.name, qi: parseQuery(opts.Query), hist: &b.history}
 	r.personalize(ctx, tr)
 
 	res := newResolver(live)
@@ -90,7 +98,7 @@ func build(ctx context.Context, opts Options, hist *gitHistory) (*Map, error) {
 	if queryMode {
 		damping = queryDamping // stay nearer the request's seeds
 	}
-	rk := rank(rankInput{comp: comp, names: names, muls: muls, mention: r.mention, chat: r.chat,
+	rk := rank(rankInput{comp: comp, ids: n, muls: muls, mention: r.mention, chat: r.chat,
 		imports: imports, pers: r.pers, damping: damping, idf: queryMode})
 	cands := r.candidates(rk, min(max(budget/2, 200), 5000))
 
@@ -98,9 +106,22 @@ func build(ctx context.Context, opts Options, hist *gitHistory) (*Map, error) {
 	if queryMode {
 		share = 0.15
 	}
+	var shown []*srcFile // the newcomer section describes what the map shows
+	var shownRank []float64
+	var shownImports [][]int32
+	for i, f := range live {
+		if !f.info.Generated {
+			shown = append(shown, f)
+			shownRank = append(shownRank, rk.fileRank[i])
+			shownImports = append(shownImports, imports[i])
+		}
+	}
+	if len(shown) < len(live) {
+		shownImports = newResolver(shown).resolveAll()
+	}
 	items := newcomerItems(seedInput{
-		rootName: filepath.Base(root), root: root, all: tr.sources, live: live, rank: rk.fileRank,
-		others: tr.others, imports: imports, goDeps: goDeps(live, layout), recent: r.recent, skipped: st.skipped,
+		rootName: filepath.Base(root), root: root, all: tr.sources, live: shown, rank: shownRank,
+		others: tr.others, imports: shownImports, goDeps: goDeps(shown, layout), recent: r.recent, skipped: st.skipped,
 	})
 	ft := fit(ctr, budget, share, items, &mapRenderer{live: live, cands: cands, fileRank: rk.fileRank})
 	if ft.files == nil {
@@ -111,46 +132,33 @@ func build(ctx context.Context, opts Options, hist *gitHistory) (*Map, error) {
 		Tokens: ft.tokens,
 		Files:  ft.files,
 		Text:   ft.text,
-		Stats:  Stats{Files: len(tr.sources), Parsed: st.parsed, Cached: st.cached, Skipped: st.skipped},
+		Stats:  Stats{Files: len(tr.sources), Parsed: st.parsed, Cached: st.cached, Skipped: st.skipped + st.generated, Generated: st.generated},
 	}, nil
 }
 
-// compileLive scopes Go files by package and interns every file's tags.
-func compileLive(root string, tr *tree, live []*srcFile) (*goLayout, []*compiled, []string, []float32) {
-	var goDirs []string
-	seenDir := map[string]bool{}
-	for _, f := range live {
-		if d := relDir(f.rel); f.lang == "go" && !seenDir[d] {
-			seenDir[d] = true
-			goDirs = append(goDirs, d)
+// goDirs lists the directories holding Go sources.
+func goDirs(sources []*srcFile) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range sources {
+		if d := relDir(f.rel); f.lang == "go" && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
 		}
 	}
-	layout := newGoLayout(root, tr.others, goDirs)
-	tags := make([]*FileTags, len(live))
-	scopes := make([]goScope, len(live))
-	for i, f := range live {
-		tags[i] = f.tags
-		if f.lang == "go" {
-			p := layout.pkgPath(relDir(f.rel))
-			if strings.HasSuffix(f.tags.Package, "_test") {
-				p += "_test"
-			}
-			scopes[i] = goScope{pkgPath: p, layout: layout.key, canon: layout.canon}
-		}
-	}
-	comp, names, muls := compileAll(tags, scopes)
-	return layout, comp, names, muls
+	return out
 }
 
 // run holds one Build's ranking inputs.
 type run struct {
-	root  string
-	opts  Options
-	live  []*srcFile
-	comp  []*compiled
-	names []string
-	qi    queryInfo
-	hist  *gitHistory
+	root string
+	opts Options
+	live []*srcFile
+	comp []*compiled
+	ids  int                   // number of interned ids
+	name func(id int32) string // bare name of an id
+	qi   queryInfo
+	hist *gitHistory
 
 	focus, conv, chat []bool
 	pers              []float64
@@ -186,18 +194,18 @@ func (r *run) personalize(ctx context.Context, tr *tree) {
 
 	r.mention, r.mentionByName, r.mentionDefs = map[int32]float64{}, map[string]float64{}, map[string]int{}
 	if len(r.qi.exact) > 0 {
-		seen := make([]bool, len(r.names))
+		seen := make([]bool, r.ids)
 		for _, c := range r.comp {
 			for _, id := range c.udefs {
 				if !seen[id] {
 					seen[id] = true
-					if s := r.qi.mentionOf(r.names[id]); s > 0 {
+					if s := r.qi.mentionOf(r.name(id)); s > 0 {
 						r.mention[id] = s
 					}
 				}
 				if s, ok := r.mention[id]; ok {
-					r.mentionDefs[r.names[id]]++
-					r.mentionByName[r.names[id]] = s
+					r.mentionDefs[r.name(id)]++
+					r.mentionByName[r.name(id)] = s
 				}
 			}
 		}
@@ -205,7 +213,7 @@ func (r *run) personalize(ctx context.Context, tr *tree) {
 			for _, id := range c.udefs {
 				if s, ok := r.mention[id]; ok {
 					// a name many files define says little about which one is meant
-					r.pers[i] += seedMention * s / math.Pow(float64(r.mentionDefs[r.names[id]]), 1.5)
+					r.pers[i] += seedMention * s / math.Pow(float64(r.mentionDefs[r.name(id)]), 1.5)
 				}
 			}
 		}
@@ -244,7 +252,8 @@ func (r *run) candidates(rk ranking, k int) []cand {
 			if r.conv[d] && !r.focus[d] {
 				continue // already in the conversation
 			}
-			defs := f.tags.Defs
+			fi := f.info
+			defs := fi.defs
 			base := 0.1 * rk.fileRank[d] / math.Sqrt(float64(len(defs)+1))
 			if r.focus[d] {
 				base += 1 / math.Sqrt(float64(len(defs)+1))
@@ -253,23 +262,37 @@ func (r *run) candidates(rk ranking, k int) []cand {
 			if isTestFile(f.rel) && !r.focus[d] {
 				fileMul = testFileMul // the tests section maps them; keep the skeleton
 			}
-			for j, t := range defs {
+			generated := fi.Generated
+			for j := range defs {
+				t := &defs[j]
 				id := r.comp[d].defIDs[j]
+				m, named := r.mention[id]
+				if generated && !named {
+					continue // generated code is indexed for lookup, not shown
+				}
+				name, kind := fi.name(t), fi.kind(t)
 				s := rk.defScore[d][j]/math.Sqrt(float64(max(rk.defCount[id], 1))) + base
 				s *= fileMul
-				if private(t.Name, f.lang) {
+				if private(name, f.lang) {
 					s *= 0.5
 				}
-				if t.Depth > 0 && weakKind(t.Kind) {
+				if t.depth > 0 && weakKind(kind) {
 					s *= 0.5
 				}
-				if m, ok := r.mention[id]; ok {
-					if nd := r.mentionDefs[t.Name]; m >= 1 || nd <= 3 {
+				if kind == "field" {
+					s *= fieldMul // fields are for lookup; their type stands for them
+				}
+				if named {
+					if nd := r.mentionDefs[name]; m >= 1 || nd <= 3 {
 						s += mentionBonus * m / float64(nd)
 					}
 				}
-				if m, ok := r.mentionByName[t.Parent]; ok && m >= 0.5 && t.Parent != t.Name {
-					s += parentBonus * m
+				if t.parN > 0 {
+					if parent := fi.parent(t); parent != name {
+						if m, ok := r.mentionByName[parent]; ok && m >= 0.5 {
+							s += parentBonus * m
+						}
+					}
 				}
 				if s > 0 {
 					yield(cand{f: int32(d), k: int32(j), score: s})

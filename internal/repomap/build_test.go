@@ -247,7 +247,7 @@ func TestMapJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"budget":1,"tokens":2,"files":[{"path":"a","rank":0.5,"symbols":[{"name":"n","kind":"k","line":3,"signature":"s"}]}],"text":"t","stats":{"files":0,"parsed":0,"cached":0,"skipped":0}}`
+	want := `{"budget":1,"tokens":2,"files":[{"path":"a","rank":0.5,"symbols":[{"name":"n","kind":"k","line":3,"signature":"s"}]}],"text":"t","stats":{"files":0,"parsed":0,"cached":0,"skipped":0,"generated":0}}`
 	if string(data) != want {
 		t.Errorf("json\n got %s\nwant %s", data, want)
 	}

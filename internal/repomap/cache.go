@@ -2,6 +2,7 @@ package repomap
 
 import (
 	"bytes"
+	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -22,6 +23,16 @@ type Cache interface {
 	Put(path string, size int64, mtimeNs int64, t *FileTags)
 }
 
+// Scanner is implemented by caches that can stream every entry they hold
+// in one pass. A Build that finds many files missing from its Builder's
+// memory (the first build of a process) scans instead of calling Get per
+// file: fn receives each entry's key and tags (the caller's to keep) and
+// returns whether that file is part of the build, which is what Get would
+// have told the cache. A Scan error is a cold start, not a failure.
+type Scanner interface {
+	Scan(ctx context.Context, fn func(path string, size, mtimeNs int64, t *FileTags) bool) error
+}
+
 // Flusher is implemented by caches that buffer writes; Build calls Flush
 // once at the end of a run.
 type Flusher interface {
@@ -38,23 +49,25 @@ type Flusher interface {
 // (qualified through an import) or ".Name" (a field or method selected on
 // a value).
 type FileTags struct {
-	Lang    string         // "go", "python", "javascript", "typescript", "tsx", "rust", "java"
-	Engine  string         // extractor and version, e.g. "go/1", "ts/1", "line/1"
-	Skipped string         // non-empty (reason) when the file was not parsed
-	Package string         // Go package name
-	Main    bool           // the file is an entry point (func main, __main__, ...)
-	Defs    []Tag          // definitions in source order
-	Refs    map[string]int // identifier -> number of uses (see below)
-	Imports []string       // raw import paths / module names
-	Routes  []Route        // HTTP route registrations seen in the file
-
-	memo *compiled // interned form, guarded by memoMu; not serialized
+	Lang    string // "go", "python", "javascript", "typescript", "tsx", "rust", "java"
+	Engine  string // extractor and version, e.g. "go/1", "ts/1", "line/1"
+	Skipped string // non-empty (reason) when the file was not parsed
+	// Generated marks a generated file ("Code generated ... DO NOT EDIT.",
+	// "@generated"): parsed and indexed for lookup, left out of the rendered
+	// map unless a request names one of its identifiers.
+	Generated bool
+	Package   string         // Go package name
+	Main      bool           // the file is an entry point (func main, __main__, ...)
+	Defs      []Tag          // definitions in source order
+	Refs      map[string]int // identifier -> number of uses (see below)
+	Imports   []string       // raw import paths / module names
+	Routes    []Route        // HTTP route registrations seen in the file
 }
 
 // Tag is one definition.
 type Tag struct {
 	Name      string
-	Kind      string // func, method, type, const, var, class, function, ...
+	Kind      string // func, method, field, type, const, var, class, function, ...
 	Line      int    // 1-based
 	Signature string // one line, e.g. "func (c *Client) Do(req *Request) (*Response, error)"
 	Parent    string // receiver, class or impl the definition belongs to

@@ -99,6 +99,13 @@ func addType(add func(*ast.Ident, string, string, string, int), s *ast.TypeSpec,
 	switch tt := s.Type.(type) {
 	case *ast.StructType:
 		add(s.Name, "type", head+" struct", "", 0)
+		// Fields are definitions too: a request naming ReadBufferSize means
+		// Transport. Embedded fields are left out (their type is the definition).
+		for _, fl := range tt.Fields.List {
+			for _, n := range fl.Names {
+				add(n, "field", n.Name+" "+text(fl.Type.Pos(), fl.Type.End()), s.Name.Name, 1)
+			}
+		}
 	case *ast.InterfaceType:
 		add(s.Name, "type", head+" interface", "", 0)
 		for _, m := range tt.Methods.List {

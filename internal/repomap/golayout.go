@@ -139,7 +139,7 @@ func goDeps(live []*srcFile, l *goLayout) map[string]map[string]bool {
 			continue
 		}
 		from := relDir(f.rel)
-		for _, imp := range f.tags.Imports {
+		for _, imp := range f.info.Imports {
 			to, ok := l.dirOf[l.canon(imp)]
 			if !ok || to == from {
 				continue

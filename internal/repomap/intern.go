@@ -4,12 +4,12 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 )
 
-// Identifiers are interned process-wide so that a warm Build, whose tags
-// come from the cache as the same *FileTags, ranks with integer ids and no
-// string hashing. The table is dropped and rebuilt past maxInterned names.
+// Identifiers are interned per Builder, so that a Builder's later builds
+// rank the files it already compiled with integer ids and no string
+// hashing. The table is dropped and rebuilt past maxInterned names (the
+// Builder then compiles every file again).
 //
 // Go names are scoped exactly as the compiler sees them: a package-level
 // name is keyed by (import path, name), so an unqualified use only reaches
@@ -21,30 +21,36 @@ const maxInterned = 4 << 20
 
 type interner struct {
 	gen    uint64
-	ids    map[string]int32   // bare names and ".member" keys
+	ids    map[string]int32   // bare names and ".member" keys -> id
 	pkgs   map[string]int32   // Go import paths
 	scoped map[[2]int32]int32 // (package, bare name id) -> id
-	names  []string           // id -> bare name (for weights and display)
+	keyOf  []int32            // id -> index in keys of its bare name
+	keys   []string           // bare names (a key without its ".")
 	muls   []float32          // id -> nameMul(bare name)
 }
 
+// n is the number of ids.
+func (in *interner) n() int { return len(in.keyOf) }
+
+// name is the bare name of id.
+func (in *interner) name(id int32) string { return in.keys[in.keyOf[id]] }
+
 func newInterner(gen uint64) *interner {
-	return &interner{gen: gen, ids: make(map[string]int32, 1<<16), pkgs: map[string]int32{},
-		scoped: make(map[[2]int32]int32, 1<<16)}
+	return &interner{gen: gen, ids: map[string]int32{}, pkgs: map[string]int32{}, scoped: map[[2]int32]int32{}}
 }
 
-var (
-	memoMu sync.Mutex // guards intern and every FileTags.memo
-	intern = newInterner(1)
-)
-
+// id interns s. Names come from parsers or cache rows whose other bytes
+// are garbage once compiled: a new key is copied, so the table never
+// holds on to a whole row.
 func (in *interner) id(s string) int32 {
 	if v, ok := in.ids[s]; ok {
 		return v
 	}
-	v := int32(len(in.names))
+	v := int32(in.n())
+	s = strings.Clone(s)
 	in.ids[s] = v
-	in.add(strings.TrimPrefix(s, "."))
+	in.keys = append(in.keys, strings.TrimPrefix(s, "."))
+	in.add(int32(len(in.keys) - 1))
 	return v
 }
 
@@ -53,30 +59,31 @@ func (in *interner) pkg(p string) int32 {
 		return v
 	}
 	v := int32(len(in.pkgs))
-	in.pkgs[p] = v
+	in.pkgs[strings.Clone(p)] = v
 	return v
 }
 
 func (in *interner) scope(pkg int32, name string) int32 {
-	k := [2]int32{pkg, in.id(name)}
+	bare := in.id(name)
+	k := [2]int32{pkg, bare}
 	if v, ok := in.scoped[k]; ok {
 		return v
 	}
-	v := int32(len(in.names))
+	v := int32(in.n())
 	in.scoped[k] = v
-	in.add(name)
+	in.add(in.keyOf[bare])
 	return v
 }
 
-func (in *interner) add(name string) {
-	in.names = append(in.names, name)
-	in.muls = append(in.muls, float32(nameMul(name)))
+func (in *interner) add(key int32) {
+	in.keyOf = append(in.keyOf, key)
+	in.muls = append(in.muls, float32(nameMul(in.keys[key])))
 }
 
 // compiled is the interned form of a FileTags.
 type compiled struct {
 	gen    uint64
-	scope  string    // Go: package path and layout the ids were scoped with
+	scope  string    // Go: the package path the ids were scoped with
 	defIDs []int32   // parallel to FileTags.Defs
 	udefs  []int32   // sorted unique ids of defined names
 	refs   []int32   // sorted unique ids of referenced names
@@ -86,38 +93,13 @@ type compiled struct {
 // goScope tells how to scope one Go file's names.
 type goScope struct {
 	pkgPath string              // this file's package import path
-	layout  string              // identifies canon's mapping
 	canon   func(string) string // import path as written -> package path in this tree
 }
 
-// compileAll interns every file's tags (reusing memos from earlier runs)
-// and returns the compiled forms and the id -> bare name and weight tables.
-func compileAll(tags []*FileTags, scopes []goScope) ([]*compiled, []string, []float32) {
-	memoMu.Lock()
-	defer memoMu.Unlock()
-	if len(intern.names) > maxInterned {
-		intern = newInterner(intern.gen + 1)
-	}
-	out := make([]*compiled, len(tags))
-	for i, t := range tags {
-		if t == nil {
-			continue
-		}
-		key := ""
-		if t.Lang == "go" {
-			key = scopes[i].pkgPath + "\x00" + scopes[i].layout
-		}
-		if t.memo == nil || t.memo.gen != intern.gen || t.memo.scope != key {
-			t.memo = compileTags(t, scopes[i], key)
-		}
-		out[i] = t.memo
-	}
-	n := len(intern.names)
-	return out, intern.names[:n:n], intern.muls[:n:n]
-}
-
-func compileTags(t *FileTags, sc goScope, key string) *compiled {
-	c := &compiled{gen: intern.gen, scope: key, defIDs: make([]int32, len(t.Defs))}
+// compile interns t's names, Go names scoped by sc.
+func (in *interner) compile(t *FileTags, sc goScope) *compiled {
+	intern := in
+	c := &compiled{gen: intern.gen, scope: sc.pkgPath, defIDs: make([]int32, len(t.Defs))}
 	isGo := t.Lang == "go"
 	var pkg int32
 	if isGo {
@@ -127,8 +109,8 @@ func compileTags(t *FileTags, sc goScope, key string) *compiled {
 		switch {
 		case !isGo:
 			c.defIDs[i] = intern.id(d.Name)
-		case d.Kind == "method":
-			c.defIDs[i] = intern.id("." + d.Name)
+		case d.Kind == "method" || d.Kind == "field":
+			c.defIDs[i] = intern.id("." + d.Name) // reached by any selector x.Name
 		default:
 			c.defIDs[i] = intern.scope(pkg, d.Name)
 		}
@@ -139,6 +121,9 @@ func compileTags(t *FileTags, sc goScope, key string) *compiled {
 	type rc struct {
 		id int32
 		n  int
+	}
+	if t.Generated {
+		return c // generated code is looked up, its references do not vote
 	}
 	rs := make([]rc, 0, len(t.Refs))
 	for name, n := range t.Refs {

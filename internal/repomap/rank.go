@@ -22,7 +22,7 @@ const (
 
 type rankInput struct {
 	comp    []*compiled
-	names   []string
+	ids     int               // number of interned ids
 	muls    []float32         // nameMul by id
 	mention map[int32]float64 // named in the request: strength in (0,1]
 	chat    []bool            // focus or conversation file
@@ -46,13 +46,13 @@ func rank(in rankInput) ranking {
 	if damping <= 0 || damping >= 1 {
 		damping = 0.85
 	}
-	defCount := make([]int32, len(in.names))
+	defCount := make([]int32, in.ids)
 	for _, c := range in.comp {
 		for _, id := range c.udefs {
 			defCount[id]++
 		}
 	}
-	local := make([]int32, len(in.names))
+	local := make([]int32, in.ids)
 	var mul []float64
 	nl := int32(0)
 	for id, dc := range defCount {

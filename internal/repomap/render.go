@@ -95,15 +95,17 @@ func (r *mapRenderer) render(n int) ([]string, []File) {
 	var lines []string
 	var out []File
 	for _, f := range files {
-		defs := r.live[f].tags.Defs
+		fi := r.live[f].info
+		defs := fi.defs
 		show := make([]byte, len(defs)) // 0 hidden, 1 selected, 2 context
 		for _, k := range byFile[f] {
 			show[k] = 1
 		}
 		for _, k := range byFile[f] {
-			if d := defs[k]; d.Depth > 0 && d.Parent != "" {
+			if d := &defs[k]; d.depth > 0 && d.parN > 0 {
+				parent := fi.parent(d)
 				for j := int(k) - 1; j >= 0; j-- {
-					if defs[j].Name == d.Parent && defs[j].Depth < d.Depth {
+					if defs[j].depth < d.depth && fi.name(&defs[j]) == parent {
 						if show[j] == 0 {
 							show[j] = 2
 						}
@@ -115,7 +117,8 @@ func (r *mapRenderer) render(n int) ([]string, []File) {
 		file := File{Path: r.live[f].rel, Rank: r.fileRank[f]}
 		lines = append(lines, r.live[f].rel+":")
 		gap := false
-		for j, d := range defs {
+		for j := range defs {
+			d := &defs[j]
 			if show[j] == 0 {
 				gap = true
 				continue
@@ -124,9 +127,10 @@ func (r *mapRenderer) render(n int) ([]string, []File) {
 				lines = append(lines, "⋮")
 				gap = false
 			}
-			lines = append(lines, strings.Repeat("  ", 1+min(d.Depth, 4))+d.Signature)
+			sig := fi.sig(d)
+			lines = append(lines, strings.Repeat("  ", 1+min(int(d.depth), 4))+sig)
 			if show[j] == 1 {
-				file.Symbols = append(file.Symbols, Symbol{Name: d.Name, Kind: d.Kind, Line: d.Line, Signature: d.Signature})
+				file.Symbols = append(file.Symbols, Symbol{Name: fi.name(d), Kind: fi.kind(d), Line: int(d.line), Signature: sig})
 			}
 		}
 		if gap {

@@ -13,7 +13,10 @@
 // only file it writes is a FileCache's own file, when asked to Save.
 package repomap
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // DefaultTokens is the budget used when Options.Tokens is zero or negative.
 const DefaultTokens = 1024
@@ -73,27 +76,51 @@ type Symbol struct {
 type Stats struct {
 	Files   int `json:"files"`   // source files found
 	Parsed  int `json:"parsed"`  // parsed in this run
-	Cached  int `json:"cached"`  // taken from the cache
-	Skipped int `json:"skipped"` // large (> 1 MiB), generated, minified or unparsable files
+	Cached  int `json:"cached"`  // taken from the Builder's memory or the cache
+	Skipped int `json:"skipped"` // left out of the rendered map: large (> 1 MiB), generated, minified or unparsable files
+	// Generated counts the generated files among Skipped ("Code generated
+	// ... DO NOT EDIT." and the like): they are indexed all the same, so a
+	// request naming an identifier defined only there shows that file.
+	Generated int `json:"generated"`
 }
 
 // Build walks opts.Root, extracts (or reuses cached) tags, ranks and
 // renders the map within opts.Tokens tokens. It keeps nothing between
-// calls but what opts.Cache holds; a process that maps repeatedly can use
-// one Builder instead.
+// calls but what opts.Cache holds; a process that maps repeatedly should
+// keep one Builder instead.
 func Build(ctx context.Context, opts Options) (*Map, error) {
 	return new(Builder).Build(ctx, opts)
 }
 
-// Builder builds maps and keeps between its builds what the files' tags do
-// not hold: the recency read from the git history, per root and HEAD
-// commit. The zero value is ready; it is safe for concurrent use.
+// Builder builds maps and keeps between its builds what makes the next one
+// cheap: per root (up to four), every file's definitions and interned
+// references keyed by its size and mtime, the identifier table, and the
+// recency read from the git history per HEAD commit. A later Build of the
+// same root stats every file, parses only those whose size or mtime
+// changed (and Puts them in opts.Cache), then ranks and renders: it never
+// reads the cache for a file it already holds, so a refresh inside a
+// long-lived process costs no more than a warm `agent repomap` (and less:
+// no cache to load). How to refresh within a run:
+//
+//	b := new(repomap.Builder)              // once per process or session
+//	cache, _ := st.RepomapCache(ctx, root) // once, kept open with the store
+//	m, err := b.Build(ctx, repomap.Options{Root: root, Cache: cache, Query: req, Tokens: n})
+//	// ... after edits, at compaction: the same b.Build with the same cache
+//
+// The zero value is ready. It is safe for concurrent use; builds on one
+// Builder run one at a time.
 type Builder struct {
+	mu      sync.Mutex // held by Build: the index and interner are single-writer
 	history gitHistory
+	in      *interner
+	roots   map[string]*rootIndex
+	builds  uint64
 }
 
 // Build is the package's Build, reusing what b kept from its earlier
 // builds.
 func (b *Builder) Build(ctx context.Context, opts Options) (*Map, error) {
-	return build(ctx, opts, &b.history)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.build(ctx, opts)
 }

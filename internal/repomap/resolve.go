@@ -28,10 +28,19 @@ func newResolver(files []*srcFile) *resolver {
 	return r
 }
 
+// resolveAll resolves the imports of every file.
+func (r *resolver) resolveAll() [][]int32 {
+	out := make([][]int32, len(r.files))
+	for i := range r.files {
+		out[i] = r.resolve(i)
+	}
+	return out
+}
+
 // resolve returns the files that file i's imports point at.
 func (r *resolver) resolve(i int) []int32 {
 	f := r.files[i]
-	t := f.tags
+	t := f.info
 	if t == nil || len(t.Imports) == 0 {
 		return nil
 	}

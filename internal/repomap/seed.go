@@ -119,7 +119,7 @@ func entryPoints(live []*srcFile, rank []float64) []string {
 	})
 	for _, i := range order {
 		f := live[i]
-		if !f.tags.Main || isTestFile(f.rel) {
+		if !f.info.Main || isTestFile(f.rel) {
 			continue
 		}
 		dir := path.Dir(f.rel)
@@ -339,7 +339,7 @@ func routeLines(live []*srcFile, rank []float64) []string {
 		if isTestFile(f.rel) {
 			continue
 		}
-		for _, r := range f.tags.Routes {
+		for _, r := range f.info.Routes {
 			out = append(out, fmt.Sprintf("  %s:%d %s %q", f.rel, r.Line, r.Call, r.Pattern))
 			if len(out) == 8 {
 				return out

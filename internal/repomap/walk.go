@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 
 	"agent/internal/gitignore"
@@ -26,8 +25,9 @@ type srcFile struct {
 	base        string // the root the walk found it under
 	lang        string
 	size, mtime int64
-	tags        *FileTags
-	cached      bool
+	info        *fileInfo // what the build keeps of its tags
+	comp        *compiled // interned form; nil when skipped
+	cached      bool      // from the Builder's memory or the cache
 	parsed      bool
 }
 
@@ -84,57 +84,46 @@ func walk(ctx context.Context, root string) (*tree, error) {
 	return t, nil
 }
 
-type loadStats struct{ parsed, cached, skipped int }
-
-// load fills in the tags of every source file, from the cache when its
-// size and mtime match, else by parsing, with workers goroutines.
-func load(ctx context.Context, files []*srcFile, cache Cache, workers int) (loadStats, error) {
-	roots := map[string]*os.Root{}
-	for _, f := range files {
-		if _, ok := roots[f.base]; !ok {
-			r, err := os.OpenRoot(f.base)
-			if err != nil {
-				return loadStats{}, fmt.Errorf("repomap: load: %w", err)
-			}
-			defer r.Close()
-			roots[f.base] = r
-		}
-	}
-	var (
-		wg   sync.WaitGroup
-		next = make(chan *srcFile)
-	)
-	for range workers {
-		wg.Go(func() {
-			for f := range next {
-				loadOne(roots[f.base], f, cache)
-			}
-		})
-	}
-	var err error
-	for _, f := range files {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		next <- f
-	}
-	close(next)
-	wg.Wait()
+// readTags reads f beneath root (a directory swapped for a symlink cannot
+// lead it outside the workspace) and extracts its tags; nil when it cannot
+// be read. It updates f's size and mtime to those of what it read.
+func readTags(root *os.Root, f *srcFile) *FileTags {
+	engine := engineFor(f.lang)
+	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return loadStats{}, fmt.Errorf("repomap: load: %w", err)
+		return nil
 	}
-	var st loadStats
-	for _, f := range files {
-		switch {
-		case f.tags == nil || f.tags.Skipped != "":
-			st.skipped++
-		case f.cached:
-			st.cached++
-		default:
-			st.parsed++
-		}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
 	}
-	return st, nil
+	f.size, f.mtime = info.Size(), info.ModTime().UnixNano() // what is read now
+	if f.size > maxFileSize {
+		return &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
+	}
+	src, err := io.ReadAll(io.LimitReader(file, maxFileSize+1))
+	if err != nil {
+		return nil
+	}
+	reason := skipReason(path.Base(f.rel), src)
+	if reason != "" && reason != "generated" {
+		return &FileTags{Lang: f.lang, Engine: engine, Skipped: reason}
+	}
+	var t *FileTags
+	if f.lang == "go" {
+		t, err = parseGo(f.rel, src)
+	} else {
+		t, err = parseOther(f.lang, f.rel, src)
+	}
+	if err != nil || t == nil {
+		return &FileTags{Lang: f.lang, Engine: engine, Skipped: "error"}
+	}
+	if reason == "generated" {
+		t.Generated = true
+		t.Refs = nil // looked up, never ranked by what it uses (see compile)
+	}
+	return t
 }
 
 func engineFor(lang string) string {
@@ -142,54 +131,4 @@ func engineFor(lang string) string {
 		return goEngine
 	}
 	return otherEngine
-}
-
-// loadOne fills in f's tags: from the cache when it holds the size and
-// mtime the walk saw, else by reading the file beneath root (a directory
-// swapped for a symlink cannot lead it outside the workspace).
-func loadOne(root *os.Root, f *srcFile, cache Cache) {
-	engine := engineFor(f.lang)
-	if f.size > maxFileSize {
-		f.tags = &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
-		return
-	}
-	if cache != nil {
-		if t, ok := cache.Get(f.abs, f.size, f.mtime); ok && t != nil && t.Engine == engine {
-			f.tags, f.cached = t, true
-			return
-		}
-	}
-	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return
-	}
-	defer file.Close()
-	info, err := file.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return
-	}
-	f.size, f.mtime = info.Size(), info.ModTime().UnixNano() // what is read now
-	if f.size > maxFileSize {
-		f.tags = &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
-		return
-	}
-	src, err := io.ReadAll(io.LimitReader(file, maxFileSize+1))
-	if err != nil {
-		return
-	}
-	var t *FileTags
-	if reason := skipReason(path.Base(f.rel), src); reason != "" {
-		t = &FileTags{Lang: f.lang, Engine: engine, Skipped: reason}
-	} else if f.lang == "go" {
-		t, err = parseGo(f.rel, src)
-	} else {
-		t, err = parseOther(f.lang, f.rel, src)
-	}
-	if err != nil || t == nil {
-		t = &FileTags{Lang: f.lang, Engine: engine, Skipped: "error"}
-	}
-	f.tags, f.parsed = t, true
-	if cache != nil {
-		cache.Put(f.abs, f.size, f.mtime, t)
-	}
 }

@@ -10,18 +10,20 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"agent/internal/repomap"
 )
 
 // RepomapCache is the repo map's tag cache for one root, kept in the
-// repomap_tags table. It implements repomap.Cache and repomap.Flusher:
-// RepomapCache loads the root's rows once and decodes them, Get is served
-// from memory (the same *FileTags for every Get of an unchanged file, which
-// lets the engine reuse what it derived from them), Put is buffered, and
-// Flush writes the buffered rows in one transaction and deletes the rows of
-// files that no longer exist.
+// repomap_tags table. It implements repomap.Cache, repomap.Scanner and
+// repomap.Flusher, and holds in memory only the rows' keys (path, size,
+// mtime) and the rows waiting to be written: the tags live in the table and
+// in the repomap.Builder that compiled them. Scan streams the root's rows,
+// decoding one at a time (a new process's first build); Get reads one row
+// (a file a Builder has not seen yet); Put encodes the tags at once and
+// buffers the row, writing the buffer in one transaction whenever it passes
+// putBatchBytes and at Flush, which also deletes the rows of files that no
+// longer exist.
 //
 // Paths under the root are stored relative to it, so the row set of a root
 // is self-contained; the keys the engine uses stay absolute. It is safe for
@@ -31,22 +33,30 @@ type RepomapCache struct {
 	s    *Store
 	root string
 
-	mu      sync.RWMutex
-	entries map[string]*tagsEntry // absolute path -> entry
-	pending map[string]*tagsEntry // absolute path -> entry to write (nil: to delete)
+	mu       sync.Mutex
+	keys     map[string]*rowKey    // absolute path -> the row's key, for rows in the table or pending
+	pending  map[string]pendingRow // absolute path -> row to write (nil data: to delete)
+	pendingN int                   // bytes in pending
 
-	flushMu sync.Mutex // one Flush at a time
+	flushMu sync.Mutex // one write at a time
 }
 
-type tagsEntry struct {
+// putBatchBytes is how many encoded bytes Put buffers before it writes
+// them: a cold build of a large tree then never holds every row at once.
+const putBatchBytes = 2 << 20
+
+type pendingRow struct {
 	size, mtime int64
-	tags        *repomap.FileTags
-	seen        atomic.Bool // asked for since the last Flush
+	data        []byte
+}
+
+type rowKey struct {
+	size, mtime int64
+	seen        bool // asked for (or part of a build) since the last Flush
 }
 
 // RepomapCache opens the cache of root (made absolute and symlink-resolved,
-// as the engine does) and loads its rows. Rows that do not decode (written
-// by another codec version) are left out and count as misses.
+// as the engine does) and reads its rows' keys.
 func (s *Store) RepomapCache(ctx context.Context, root string) (*RepomapCache, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -55,8 +65,8 @@ func (s *Store) RepomapCache(ctx context.Context, root string) (*RepomapCache, e
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
 	}
-	c := &RepomapCache{s: s, root: abs, entries: map[string]*tagsEntry{}, pending: map[string]*tagsEntry{}}
-	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime, data FROM repomap_tags WHERE root = ?`, abs)
+	c := &RepomapCache{s: s, root: abs, keys: map[string]*rowKey{}, pending: map[string]pendingRow{}}
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime FROM repomap_tags WHERE root = ?`, abs)
 	if err != nil {
 		return nil, fmt.Errorf("repomap cache: load %s: %w", abs, err)
 	}
@@ -65,16 +75,11 @@ func (s *Store) RepomapCache(ctx context.Context, root string) (*RepomapCache, e
 		var (
 			p           string
 			size, mtime int64
-			data        sql.RawBytes // decodeTags copies what it keeps
 		)
-		if err := rows.Scan(&p, &size, &mtime, &data); err != nil {
+		if err := rows.Scan(&p, &size, &mtime); err != nil {
 			return nil, fmt.Errorf("repomap cache: load %s: %w", abs, err)
 		}
-		t, err := decodeTags(data)
-		if err != nil {
-			continue
-		}
-		c.entries[c.absPath(p)] = &tagsEntry{size: size, mtime: mtime, tags: t}
+		c.keys[c.absPath(p)] = &rowKey{size: size, mtime: mtime}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("repomap cache: load %s: %w", abs, err)
@@ -85,64 +90,126 @@ func (s *Store) RepomapCache(ctx context.Context, root string) (*RepomapCache, e
 // Root is the absolute, symlink-resolved root the cache belongs to.
 func (c *RepomapCache) Root() string { return c.root }
 
-// Len is the number of files the cache holds in memory.
+// Len is the number of files the cache holds (rows, and rows to write).
 func (c *RepomapCache) Len() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return len(c.entries)
-}
-
-// Get implements repomap.Cache.
-func (c *RepomapCache) Get(path string, size, mtimeNs int64) (*repomap.FileTags, bool) {
-	c.mu.RLock()
-	e, ok := c.entries[path]
-	c.mu.RUnlock()
-	if !ok {
-		return nil, false
-	}
-	e.seen.Store(true) // the file exists: keep its row
-	if e.size != size || e.mtime != mtimeNs {
-		return nil, false
-	}
-	return e.tags, true
-}
-
-// Put implements repomap.Cache. A nil t forgets the file.
-func (c *RepomapCache) Put(path string, size, mtimeNs int64, t *repomap.FileTags) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t == nil {
-		delete(c.entries, path)
-		c.pending[path] = nil
-		return
+	return len(c.keys)
+}
+
+// Get implements repomap.Cache: a hit reads and decodes the file's row (or
+// its pending write). Rows that do not decode (written by another codec
+// version) are misses.
+func (c *RepomapCache) Get(path string, size, mtimeNs int64) (*repomap.FileTags, bool) {
+	c.mu.Lock()
+	k, ok := c.keys[path]
+	if ok {
+		k.seen = true // the file exists: keep its row
 	}
-	e := &tagsEntry{size: size, mtime: mtimeNs, tags: t}
-	e.seen.Store(true)
-	c.entries[path] = e
-	c.pending[path] = e
+	row, buffered := c.pending[path]
+	c.mu.Unlock()
+	if !ok || k.size != size || k.mtime != mtimeNs {
+		return nil, false
+	}
+	data := row.data
+	if !buffered {
+		err := c.s.db.QueryRow(`SELECT data FROM repomap_tags WHERE root = ? AND path = ? AND size = ? AND mtime = ?`,
+			c.root, c.relPath(path), size, mtimeNs).Scan(&data)
+		if err != nil {
+			return nil, false
+		}
+	}
+	t, err := decodeTags(data)
+	if err != nil {
+		return nil, false
+	}
+	return t, true
+}
+
+// Scan implements repomap.Scanner: it streams the root's rows, decoding
+// one at a time; a row fn keeps counts as asked for. Rows that do not
+// decode are skipped. Rows not yet written are not scanned.
+func (c *RepomapCache) Scan(ctx context.Context, fn func(path string, size, mtimeNs int64, t *repomap.FileTags) bool) error {
+	rows, err := c.s.db.QueryContext(ctx, `SELECT path, size, mtime, data FROM repomap_tags WHERE root = ?`, c.root)
+	if err != nil {
+		return fmt.Errorf("repomap cache: scan %s: %w", c.root, err)
+	}
+	defer rows.Close()
+	var keep []string
+	for rows.Next() {
+		var (
+			p           string
+			size, mtime int64
+			data        sql.RawBytes // decodeTags copies what it keeps
+		)
+		if err := rows.Scan(&p, &size, &mtime, &data); err != nil {
+			return fmt.Errorf("repomap cache: scan %s: %w", c.root, err)
+		}
+		t, err := decodeTags(data)
+		if err != nil {
+			continue
+		}
+		if abs := c.absPath(p); fn(abs, size, mtime, t) {
+			keep = append(keep, abs)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("repomap cache: scan %s: %w", c.root, err)
+	}
+	c.mu.Lock()
+	for _, p := range keep {
+		if k, ok := c.keys[p]; ok {
+			k.seen = true
+		}
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// Put implements repomap.Cache. A nil t forgets the file. When the buffer
+// passes putBatchBytes, Put writes it (a failure keeps it for Flush).
+func (c *RepomapCache) Put(path string, size, mtimeNs int64, t *repomap.FileTags) {
+	var data []byte
+	if t != nil {
+		data = encodeTags(t)
+	}
+	c.mu.Lock()
+	if t == nil {
+		delete(c.keys, path)
+	} else {
+		c.keys[path] = &rowKey{size: size, mtime: mtimeNs, seen: true}
+	}
+	c.pendingN += len(data) - len(c.pending[path].data)
+	c.pending[path] = pendingRow{size, mtimeNs, data}
+	full := c.pendingN >= putBatchBytes
+	c.mu.Unlock()
+	if full {
+		c.flushMu.Lock()
+		defer c.flushMu.Unlock()
+		_ = c.writePending(context.Background(), nil) // on failure the rows stay buffered for Flush
+	}
 }
 
 // Flush implements repomap.Flusher with a background context; see
 // FlushContext.
 func (c *RepomapCache) Flush() error { return c.FlushContext(context.Background()) }
 
-// FlushContext writes the rows Put since the last flush in one transaction
-// (INSERT OR REPLACE) and deletes the rows of files no Get or Put asked for
-// since then that no longer exist on disk (a stat each; after a Build that
-// is only the files it did not find). Nothing is written when nothing
-// changed. On error the buffered rows are kept for the next flush.
+// FlushContext writes the rows Put since the last write in one
+// transaction (INSERT OR REPLACE) and deletes the rows of files no Get,
+// Scan or Put asked for since the last flush that no longer exist on disk
+// (a stat each). Nothing is written when nothing changed. On error the
+// buffered rows are kept for the next flush.
 func (c *RepomapCache) FlushContext(ctx context.Context) error {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
 
 	c.mu.Lock()
-	pending := c.pending
-	c.pending = map[string]*tagsEntry{}
 	var unseen []string
-	for p, e := range c.entries {
-		if !e.seen.Swap(false) {
+	for p, k := range c.keys {
+		if !k.seen {
 			unseen = append(unseen, p)
 		}
+		k.seen = false
 	}
 	c.mu.Unlock()
 
@@ -152,19 +219,11 @@ func (c *RepomapCache) FlushContext(ctx context.Context) error {
 			gone = append(gone, p)
 		}
 	}
-	if len(pending) == 0 && len(gone) == 0 {
-		return nil
-	}
-	if err := c.write(ctx, pending, gone); err != nil {
+	if err := c.writePending(ctx, gone); err != nil {
 		c.mu.Lock()
-		for p, e := range pending {
-			if _, newer := c.pending[p]; !newer {
-				c.pending[p] = e
-			}
-		}
-		for _, p := range gone {
-			if e, ok := c.entries[p]; ok {
-				e.seen.Store(false)
+		for _, p := range unseen {
+			if k, ok := c.keys[p]; ok {
+				k.seen = false
 			}
 		}
 		c.mu.Unlock()
@@ -172,23 +231,48 @@ func (c *RepomapCache) FlushContext(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	for _, p := range gone {
-		if e, ok := c.entries[p]; ok && !e.seen.Load() {
-			delete(c.entries, p)
+		if k, ok := c.keys[p]; ok && !k.seen {
+			delete(c.keys, p)
 		}
 	}
 	c.mu.Unlock()
 	return nil
 }
 
-func (c *RepomapCache) write(ctx context.Context, pending map[string]*tagsEntry, gone []string) error {
+// writePending writes the buffered rows and deletes the rows of gone in
+// one transaction; the caller holds flushMu. On error the rows written
+// are put back in the buffer unless a newer Put replaced them.
+func (c *RepomapCache) writePending(ctx context.Context, gone []string) error {
+	c.mu.Lock()
+	pending := c.pending
+	c.pending, c.pendingN = map[string]pendingRow{}, 0
+	c.mu.Unlock()
+	if len(pending) == 0 && len(gone) == 0 {
+		return nil
+	}
+	if err := c.write(ctx, pending, gone); err != nil {
+		c.mu.Lock()
+		for p, row := range pending {
+			if _, newer := c.pending[p]; !newer {
+				c.pending[p] = row
+				c.pendingN += len(row.data)
+			}
+		}
+		c.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+func (c *RepomapCache) write(ctx context.Context, pending map[string]pendingRow, gone []string) error {
 	tx, err := c.s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("repomap cache: flush %s: %w", c.root, err)
 	}
 	defer tx.Rollback()
 	var ins, del *sql.Stmt
-	for p, e := range pending {
-		if e == nil {
+	for p, row := range pending {
+		if row.data == nil {
 			gone = append(gone, p)
 			continue
 		}
@@ -198,7 +282,7 @@ func (c *RepomapCache) write(ctx context.Context, pending map[string]*tagsEntry,
 			}
 			defer ins.Close()
 		}
-		if _, err := ins.ExecContext(ctx, c.root, c.relPath(p), e.size, e.mtime, encodeTags(e.tags)); err != nil {
+		if _, err := ins.ExecContext(ctx, c.root, c.relPath(p), row.size, row.mtime, row.data); err != nil {
 			return fmt.Errorf("repomap cache: flush %s: %w", c.root, err)
 		}
 	}

@@ -16,13 +16,13 @@ import (
 // Refs map as a count followed by their elements (Refs sorted by key, so
 // equal tags encode to equal bytes). Measured on GOROOT/src (5.6k files) it
 // is about half the size of gob and decodes several times faster, which is
-// what a warm start pays for (docs/benchmarks-repomap.md).
+// what a warm start pays for (docs/benchmarks.md).
 //
 // TestRepomapCodecCoversFileTags fails when repomap.FileTags, Tag or Route
 // gains a field: extend encode/decode and bump tagsCodecVersion then.
 // Rows of another version decode as a miss and are re-parsed.
 
-const tagsCodecVersion = 1
+const tagsCodecVersion = 2 // 2: Generated
 
 var errTagsCodec = errors.New("repomap cache: malformed tags")
 
@@ -48,11 +48,14 @@ func encodeTags(t *repomap.FileTags) []byte {
 	str(t.Engine)
 	str(t.Skipped)
 	str(t.Package)
+	var flags byte
 	if t.Main {
-		b = append(b, 1)
-	} else {
-		b = append(b, 0)
+		flags |= 1
 	}
+	if t.Generated {
+		flags |= 2
+	}
+	b = append(b, flags)
 	num(len(t.Defs))
 	for _, d := range t.Defs {
 		str(d.Name)
@@ -121,7 +124,10 @@ func decodeTags(data []byte) (*repomap.FileTags, error) {
 	if i >= len(data) {
 		return nil, fmt.Errorf("%w: truncated", errTagsCodec)
 	}
-	t.Main = data[i] == 1
+	if data[i] > 3 {
+		return nil, fmt.Errorf("%w: unknown flags", errTagsCodec)
+	}
+	t.Main, t.Generated = data[i]&1 != 0, data[i]&2 != 0
 	i++
 	if n := count(); n > 0 {
 		t.Defs = make([]repomap.Tag, n)
