@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
+	"agent/internal/agent"
 	"agent/internal/contextbuild"
 	"agent/internal/redact"
 	"agent/internal/repomap"
@@ -119,4 +123,32 @@ func globalInstructions() string {
 		return filepath.Join(h, ".config", "agent", "AGENTS.md")
 	}
 	return ""
+}
+
+// providerSummarizer asks the run's model for a compaction summary, as one
+// streamed answer whose text is the summary (tool calls are ignored).
+type providerSummarizer struct{ p agent.Provider }
+
+func (s providerSummarizer) Summarize(ctx context.Context, req *agent.Request) (string, error) {
+	st, err := s.p.Stream(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	var sb strings.Builder
+	for {
+		ev, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			return sb.String(), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		switch ev.Kind {
+		case agent.EvTextDelta:
+			sb.WriteString(ev.Text)
+		case agent.EvError:
+			return "", ev.Err
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"agent/internal/agent"
@@ -81,11 +82,18 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		st.Close()
 		return nil, err
 	}
-	cb, err := contextbuild.New(contextbuild.Options{
+	cbOpt := contextbuild.Options{
 		Workspace: set.Workspace, Model: set.Model, Window: set.Window, Tools: specs, Redactor: red,
 		RepoMap:            &repoMapper{root: set.Workspace, store: st, warn: warn, red: red},
 		GlobalInstructions: globalInstructions(),
-	})
+	}
+	if p, ok := prov.(*openai.Provider); ok && !strings.HasPrefix(p.BaseURL(), openai.DefaultBaseURL) {
+		cbOpt.WindowLookup = p.ContextWindow // OpenAI's own list has no window
+	}
+	if set.ModelSummary {
+		cbOpt.Summarizer = providerSummarizer{prov}
+	}
+	cb, err := contextbuild.New(cbOpt)
 	if err != nil {
 		st.Close()
 		return nil, err

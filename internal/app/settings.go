@@ -37,7 +37,11 @@ type Settings struct {
 	Approval  string
 	Allow     []string
 	Deny      []string
-	Window    int
+	// Window is the context window the config sets (0: not set; the
+	// builder asks the model table and the provider).
+	Window int
+	// ModelSummary lets compaction ask the model for a summary.
+	ModelSummary bool
 
 	RedactPII       bool
 	InternalDomains []string
@@ -68,10 +72,13 @@ func LoadSettings(f Flags, prior *store.Run) (*Settings, []string, error) {
 	}
 	s := &Settings{
 		Workspace: ws, Home: cfg.Home, Model: cfg.Model, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
-		Approval: cfg.Approval.String(), Allow: cfg.Allow, Deny: cfg.Deny, Window: cfg.ContextWindow,
+		Approval: cfg.Approval.String(), Allow: cfg.Allow, Deny: cfg.Deny, Window: cfg.ContextWindow, ModelSummary: cfg.ModelSummary,
 		RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains, Retention: cfg.Retention,
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
+	}
+	if cfg.Origin["context.window"] == config.FromDefault {
+		s.Window = 0
 	}
 	if prior != nil {
 		if o := cfg.Origin["model"]; o != config.FromFlag && o != config.FromEnv && prior.Model != "" {

@@ -55,13 +55,16 @@ const (
 
 // Config is the effective configuration.
 type Config struct {
-	Model           string
-	BaseURL         string
-	APIKey          string // from OPENAI_API_KEY only; never from a file
-	Approval        policy.Mode
-	Allow           []string // user file + flags (a project file cannot add any)
-	Deny            []string // user file + project file + flags
-	ContextWindow   int      // tokens
+	Model         string
+	BaseURL       string
+	APIKey        string // from OPENAI_API_KEY only; never from a file
+	Approval      policy.Mode
+	Allow         []string // user file + flags (a project file cannot add any)
+	Deny          []string // user file + project file + flags
+	ContextWindow int      // tokens
+	// ModelSummary lets compaction ask the model for a summary when
+	// masking old outputs is not enough (at most once per turn).
+	ModelSummary    bool
 	RedactPII       bool
 	InternalDomains []string
 	Retention       time.Duration // 0: keep runs until deleted
@@ -251,6 +254,10 @@ func (c *Config) applyUser(l *layer) {
 		c.ContextWindow = *l.window
 	}
 	set("context.window", l.window != nil)
+	if l.modelSummary != nil {
+		c.ModelSummary = *l.modelSummary
+	}
+	set("context.model_summary", l.modelSummary != nil)
 	if l.pii != nil {
 		c.RedactPII = *l.pii
 	}
@@ -316,6 +323,10 @@ func (c *Config) applyProject(l *layer) []string {
 	if l.window != nil {
 		c.ContextWindow = *l.window
 		take("context.window")
+	}
+	if l.modelSummary != nil {
+		c.ModelSummary = *l.modelSummary
+		take("context.model_summary")
 	}
 	if l.pii != nil && *l.pii != c.RedactPII {
 		if *l.pii {

@@ -29,7 +29,8 @@ type fileData struct {
 		Deny  any `toml:"deny"`
 	} `toml:"permissions"`
 	Context struct {
-		Window any `toml:"window"`
+		Window       any `toml:"window"`
+		ModelSummary any `toml:"model_summary"`
 	} `toml:"context"`
 	Redact struct {
 		PII             any `toml:"pii"`
@@ -46,7 +47,7 @@ type fileData struct {
 
 // knownKeys lists every key a file may set, as dotted paths.
 var knownKeys = []string{"model", "base_url", "approval", "permissions.allow", "permissions.deny",
-	"context.window", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
+	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
 	"approvals.run_grant_ttl"}
 
 var sections = []string{"permissions", "context", "redact", "trace", "approvals"}
@@ -60,6 +61,7 @@ type layer struct {
 	allow, deny     []string
 	hasAllow        bool
 	window          *int
+	modelSummary    *bool
 	pii             *bool
 	internalDomains []string
 	retention       *time.Duration
@@ -156,6 +158,13 @@ func (l *layer) fill(fd *fileData) error {
 		}
 		w := int(n)
 		l.window = &w
+	}
+	if v := fd.Context.ModelSummary; v != nil {
+		b, ok := v.(bool)
+		if !ok {
+			return l.bad("context.model_summary", "must be true or false, without quotes (got %s)", show(v))
+		}
+		l.modelSummary = &b
 	}
 	if v := fd.Redact.PII; v != nil {
 		b, ok := v.(bool)

@@ -76,8 +76,11 @@ type Summarizer interface {
 type Options struct {
 	Workspace string
 	Model     string
-	// Window is the model's context window in tokens (0: agent.DefaultWindow).
+	// Window is the model's context window in tokens from the config; 0:
+	// the model table's, else WindowLookup's, else agent.DefaultWindow.
 	Window int
+	// WindowLookup asks the provider for the model's window (nil: never).
+	WindowLookup func(ctx context.Context, model string) (int, error)
 	// Tools are the tool schemas (sorted by name in every request).
 	Tools []agent.ToolSpec
 	// Redactor cleans what is read from disk (AGENTS.md, snippets).
@@ -106,6 +109,9 @@ type Builder struct {
 	tools   []agent.ToolSpec
 	toolTk  int
 	toolsJS string
+	// window and its source, settled at the first Build.
+	window       int
+	windowSource string
 	// errLines memoises the error lines of failed outputs of runID.
 	errLines map[lineKey]string
 	runID    string
@@ -113,8 +119,8 @@ type Builder struct {
 
 // New returns a Builder.
 func New(opt Options) (*Builder, error) {
-	if opt.Window <= 0 {
-		opt.Window = agent.DefaultWindow
+	if opt.Window < 0 {
+		opt.Window = 0
 	}
 	if opt.RefreshEdits <= 0 {
 		opt.RefreshEdits = DefaultRefreshEdits
@@ -138,8 +144,9 @@ func New(opt Options) (*Builder, error) {
 	return b, nil
 }
 
-// Window returns the window the builder budgets for.
-func (b *Builder) Window() int { return b.opt.Window }
+// Window returns the window the builder budgets for and where it came
+// from ("" before the first Build when the config sets none).
+func (b *Builder) Window() (int, string) { return b.window, b.windowSource }
 
 func (b *Builder) count(s string) int { return b.counter.Count(s) }
 
@@ -157,13 +164,14 @@ func (b *Builder) msgTokens(m agent.Message) int {
 // provider's correction when it counts more than the encoder.
 type budget struct {
 	window, reserve, margin, b int
+	source                     string
 	ratio                      float64
 	samples                    int
 }
 
 func (b *Builder) budgetFor(st *agent.State) budget {
-	w := b.opt.Window
-	bg := budget{window: w, reserve: min(max(w/4, 256), 8192), margin: w / 50}
+	w := b.window
+	bg := budget{window: w, source: b.windowSource, reserve: min(max(w/4, 256), 8192), margin: w / 50}
 	raw := w - bg.reserve - bg.margin
 	c := st.Context.Correction
 	bg.samples = c.Samples
@@ -185,6 +193,7 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	b.resolveWindow(ctx)
 	if b.runID != st.RunID || b.errLines == nil {
 		b.runID, b.errLines = st.RunID, map[lineKey]string{}
 	}

@@ -80,11 +80,9 @@ func (b *Builder) compact(ctx context.Context, m *measure, bg budget, trigger ev
 		}
 	}
 	// 5. head/tail cut the outputs of the last rounds but the newest
-	last := m.l3start
+	last := len(h.units) - 1 // the newest round is never cut here
 	if m.newest >= 0 {
 		last = m.newest
-	} else {
-		last = len(h.units) - 1
 	}
 	if over() && last > m.l3start {
 		m.c.CutThrough = h.units[last-1].last

@@ -26,7 +26,6 @@ type layer struct {
 	msgs   []agent.Message
 	items  []item
 	text   strings.Builder // what the hash covers
-	tokens int
 	note   string
 }
 
@@ -159,7 +158,7 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 	req := &agent.Request{Model: b.opt.Model, Messages: msgs, Tools: b.tools}
 
 	layers := []*layer{tools, l1, l5a, l6, l3, l5b, l4, l2}
-	rep := event.ContextReport{Budget: bg.b, Window: bg.window, Reserve: bg.reserve, Margin: bg.margin,
+	rep := event.ContextReport{Budget: bg.b, Window: bg.window, WindowSource: bg.source, Reserve: bg.reserve, Margin: bg.margin,
 		Counting: event.CountEncoder, Encoding: b.counter.Encoding().String(), Ratio: bg.ratio, Samples: bg.samples}
 	if bg.ratio > 0 {
 		rep.Counting = event.CountMeasured

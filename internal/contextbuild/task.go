@@ -28,10 +28,7 @@ func (b *Builder) taskState(h *history) string {
 		writePlan(&sb, plan)
 	}
 	ff := h.files(st.LastSeq)
-	var changed []string
-	for _, p := range sortedKeys(ff.edited) {
-		changed = append(changed, p)
-	}
+	changed := sortedKeys(ff.edited)
 	for _, p := range sortedKeys(ff.created) {
 		changed = append(changed, p+" (created)")
 	}

@@ -72,12 +72,14 @@ const (
 // ContextReport is what a model request was made of.
 type ContextReport struct {
 	// Budget is what the request may use: Window - Reserve - Margin.
-	Budget      int            `json:"budget"`
-	Window      int            `json:"window,omitempty"`
-	Reserve     int            `json:"reserve,omitempty"` // kept for the answer
-	Margin      int            `json:"margin,omitempty"`
-	TotalTokens int            `json:"total_tokens"`
-	Layers      []ContextLayer `json:"layers"`
+	Budget int `json:"budget"`
+	Window int `json:"window,omitempty"`
+	// WindowSource: config, provider (its model list), model table, default.
+	WindowSource string         `json:"window_source,omitempty"`
+	Reserve      int            `json:"reserve,omitempty"` // kept for the answer
+	Margin       int            `json:"margin,omitempty"`
+	TotalTokens  int            `json:"total_tokens"`
+	Layers       []ContextLayer `json:"layers"`
 	// Counting says how the figures were counted; Encoding is the
 	// tokenizer's, Ratio the provider/encoder correction (0: none yet)
 	// from Samples requests.
