@@ -90,6 +90,13 @@ func (ps *partServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	srv.ServeHTTP(w, r)
 }
 
+// hangAt makes the request that gets turn k hang once.
+func (ps *partServer) hangAt(k int) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.hangOn = k
+}
+
 func (ps *partServer) requests() ([][]byte, []int) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -194,7 +201,7 @@ func TestCompactionSurvivesSIGKILL(t *testing.T) {
 	e, turns, extra := setup()
 	ps, url := newPartServer(t, turns)
 	e.url = url
-	ps.hangOn = compactStep - 1 // step s is answered with turn s-1
+	ps.hangAt(compactStep - 1) // step s is answered with turn s-1
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, agentBin, "run", "--json", "--approval", "full-auto", "--max-steps", "100", prompt)

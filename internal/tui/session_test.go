@@ -26,7 +26,15 @@ func (h *harness) slashCmd(text string) {
 // that matches, with the keys a person would press.
 func (h *harness) selectCheckpoint(what string, match func(drawer.Checkpoint) bool) {
 	h.t.Helper()
-	h.until("the checkpoints listed", func(m *model) bool { return len(m.cpDrawer.Checkpoints()) > 0 })
+	// the list is reloaded after a rollback: wait for the one wanted
+	h.until("the "+what+" checkpoint listed", func(m *model) bool {
+		for _, c := range m.cpDrawer.Checkpoints() {
+			if match(c) {
+				return true
+			}
+		}
+		return false
+	})
 	want := -1
 	h.probe(func(m *model) {
 		for i, c := range m.cpDrawer.Checkpoints() {
