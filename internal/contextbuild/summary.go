@@ -94,9 +94,9 @@ func (b *Builder) summary(h *history, through int64) string {
 		sb.WriteString("\nErrors:\n")
 		for _, f := range fs {
 			if f.fixedStep > 0 {
-				fmt.Fprintf(&sb, "- fixed at step %d: %s\n", f.fixedStep, f)
+				fmt.Fprintf(&sb, "- %s — fixed at step %d (the same call passed)\n", f, f.fixedStep)
 			} else {
-				fmt.Fprintf(&sb, "- open: %s\n", f)
+				fmt.Fprintf(&sb, "- %s — still open\n", f)
 			}
 		}
 	}
@@ -119,7 +119,8 @@ func (b *Builder) summary(h *history, through int64) string {
 // writes and commands.
 func (b *Builder) writeLedger(sb *strings.Builder, h *history, through int64) {
 	st := h.st
-	var lines []string
+	var lines, cmds []string
+	failedCmds := 0
 	for _, id := range h.order {
 		ci := h.calls[id]
 		if ci.result < 0 {
@@ -137,14 +138,24 @@ func (b *Builder) writeLedger(sb *strings.Builder, h *history, through int64) {
 			if meta.ExitCode != nil {
 				s += fmt.Sprintf(" (exit code %d)", *meta.ExitCode)
 			}
-			lines = append(lines, s)
+			cmds = append(cmds, s)
+			if meta.ExitCode == nil || *meta.ExitCode == 0 {
+				lines = append(lines, s)
+			} else {
+				failedCmds++
+			}
 		case meta.Status == event.ResultInterrupted:
 			lines = append(lines, fmt.Sprintf("- step %d: %s %s was interrupted; its outcome is unknown", ci.step, ci.name, quoteData(clip(ci.what(), 160))))
 		}
 	}
 	if len(lines) > 0 {
-		sb.WriteString("\nDone — do not redo (what was changed and run):\n")
+		sb.WriteString("\nDone — do not redo (what was changed, and commands that passed):\n")
 		sb.WriteString(strings.Join(lines, "\n"))
+		sb.WriteByte('\n')
+	}
+	if failedCmds > 0 {
+		sb.WriteString("\nCommands run, with their exit codes:\n")
+		sb.WriteString(strings.Join(cmds, "\n"))
 		sb.WriteByte('\n')
 	}
 }

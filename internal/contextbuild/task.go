@@ -46,7 +46,7 @@ func (b *Builder) taskState(h *history) string {
 		if f.fixedStep == 0 {
 			open = append(open, "- "+f.String())
 		} else {
-			fixed = append(fixed, fmt.Sprintf("- fixed at step %d: %s", f.fixedStep, f))
+			fixed = append(fixed, fmt.Sprintf("- %s — fixed at step %d", f, f.fixedStep))
 		}
 	}
 	if len(fixed) > maxFixedErrors {
