@@ -121,13 +121,21 @@ func describe(ev event.Event) string {
 // and how far the summary reaches.
 func compactionLine(d *event.CompactionData) string {
 	line := fmt.Sprintf("context compacted (%s): %s -> %s tokens", d.Trigger, thousands(d.TokensBefore), thousands(d.TokensAfter))
+	var parts []string
 	switch {
 	case d.FoldedThrough > 0:
-		line += fmt.Sprintf(", %s summary through seq %d", d.Kind, d.FoldedThrough)
+		parts = append(parts, fmt.Sprintf("%s summary through seq %d", d.Kind, d.FoldedThrough))
 	case d.MaskedThrough > 0:
-		line += fmt.Sprintf(", old tool outputs masked through seq %d", d.MaskedThrough)
-	case d.SupersededThrough > 0:
-		line += ", superseded reads dropped"
+		parts = append(parts, fmt.Sprintf("old tool outputs masked through seq %d", d.MaskedThrough))
+	}
+	if d.CutThrough > 0 {
+		parts = append(parts, fmt.Sprintf("long outputs cut to head and tail through seq %d", d.CutThrough))
+	}
+	if len(parts) == 0 && d.SupersededThrough > 0 {
+		parts = append(parts, "superseded reads dropped")
+	}
+	if len(parts) > 0 {
+		line += ", " + strings.Join(parts, ", ")
 	}
 	if d.Rejected != "" {
 		line += "; model summary not used: " + oneLine(d.Rejected, 120)
