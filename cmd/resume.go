@@ -112,7 +112,9 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 		if err != nil {
 			return appErr(err)
 		}
-		fmt.Fprintln(os.Stderr, compactedLine(c))
+		if c == nil { // a compaction is in the progress already
+			fmt.Fprintln(os.Stderr, "nothing to compact yet")
+		}
 		if !f.json {
 			fmt.Fprintln(cmd.OutOrStdout(), state.Answer)
 		}
@@ -155,14 +157,6 @@ func resumeTUI(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 		return err
 	}
 	return runTUIWith(cmd, set, tui.Options{ResumeID: row.ID, Resume: req.opt, Message: req.message, Compact: req.compact})
-}
-
-// compactedLine says what a compaction a person asked for did.
-func compactedLine(c *event.CompactionData) string {
-	if c == nil {
-		return "nothing to compact yet"
-	}
-	return fmt.Sprintf("compacted: %s -> %s tokens", thousands(c.TokensBefore), thousands(c.TokensAfter))
 }
 
 func isFinished(st *agent.State) bool {
