@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"fmt"
-	"text/tabwriter"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -14,11 +17,23 @@ func newContextCmd() *cobra.Command {
 	var step int
 	c := &cobra.Command{
 		Use:   "context RUN_ID",
-		Short: "Show the context report of one model request (default: the last): budget and layers",
-		Long: `Show what one model request of a run was made of, layer by layer (system prompt with
-AGENTS.md, tool schemas, conversation), with token counts and the budget, as
-journaled in its model_request event. Token counts are estimates (about four
-bytes a token) until the context builder counts with the model's tokenizer.`,
+		Short: "Explain one model request (default: the last): the budget, each layer, what was cut and why",
+		Long: `Explain what one model request of a run was made of, as journaled in its
+model_request event: the budget (the window less the answer's reserve and a
+margin, divided by the provider's correction when it counts more than the
+tokenizer), how the tokens were counted (the model's tokenizer, corrected by
+the usage the provider reported), and the layers in request order: tools, L1
+instructions (system prompt and AGENTS.md), L5a repo map, L6 summary and older
+rounds, L3 recent rounds, L5b file snippets, L4 task state, L2 your message.
+
+For each layer: its share of the budget, its tokens and items, its note, and
+every item that was not sent verbatim with the reason (a superseded read, a
+masked tool output, a head/tail cut, folded into the summary, over its budget,
+an orphan, an outline) and its tokens before and after. Then the first layer
+whose bytes changed since the previous request, the hash of the stable prefix
+(tools, L1, L5a), and the compaction this request is the first after.
+
+--json prints the model_request event's payload whole.`,
 		Example: `  agent context 20261129T203216-3f9a1c
   agent context 20261129T2032 --step 3 --json`,
 		Args: cobra.ExactArgs(1),
@@ -38,13 +53,17 @@ bytes a token) until the context builder counts with the model's tokenizer.`,
 				return withCode(ExitFailed, err)
 			}
 			var found *event.ModelRequestData
+			comps := map[int64]*event.CompactionData{}
 			last := 0
 			for _, ev := range evs {
-				if d, ok := ev.Data.(*event.ModelRequestData); ok {
+				switch d := ev.Data.(type) {
+				case *event.ModelRequestData:
 					last = d.Step
 					if step == 0 || d.Step == step {
 						found = d
 					}
+				case *event.CompactionData:
+					comps[ev.Seq] = d
 				}
 			}
 			if found == nil {
@@ -56,21 +75,265 @@ bytes a token) until the context builder counts with the model's tokenizer.`,
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), found)
 			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "run %s, step %d: %d of %d tokens\n\n", run.ID, found.Step, found.Context.TotalTokens, found.Context.Budget)
-			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "LAYER\tTOKENS\tITEMS\tSHARE")
-			for _, l := range found.Context.Layers {
-				share := 0.0
-				if found.Context.Budget > 0 {
-					share = 100 * float64(l.Tokens) / float64(found.Context.Budget)
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f%%\n", l.Name, l.Tokens, l.Items, share)
-			}
-			return tw.Flush()
+			return writeContextReport(cmd.OutOrStdout(), run.ID, found, comps[found.Context.Compacted])
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the model_request payload as JSON")
 	c.Flags().IntVar(&step, "step", 0, "the step (model request) to show; default the last")
 	return c
+}
+
+// writeContextReport is the text form of a model request's report; comp is
+// the compaction it is the first after (nil: none, or not in the journal).
+func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, comp *event.CompactionData) error {
+	r := d.Context
+	fmt.Fprintf(w, "run %s, step %d: %s of %s tokens", runID, d.Step, thousands(r.TotalTokens), thousands(r.Budget))
+	if r.Budget > 0 {
+		fmt.Fprintf(w, " (%s of the budget)", percent(r.TotalTokens, r.Budget))
+	}
+	fmt.Fprintln(w)
+	if r.Window > 0 {
+		parts := fmt.Sprintf("window %s - answer reserve %s - margin %s", thousands(r.Window), thousands(r.Reserve), thousands(r.Margin))
+		if r.Ratio > 1 {
+			parts = fmt.Sprintf("(%s) / provider ratio %.2f", parts, r.Ratio)
+		}
+		fmt.Fprintf(w, "budget %s = %s\n", thousands(r.Budget), parts)
+	}
+	fmt.Fprintln(w, "counted: "+countingWords(r))
+	if r.Compacted > 0 {
+		line := fmt.Sprintf("compacted before this request (seq %d", r.Compacted)
+		if comp != nil {
+			line += fmt.Sprintf(": %s, %s -> %s tokens", comp.Trigger, thousands(comp.TokensBefore), thousands(comp.TokensAfter))
+		}
+		fmt.Fprintln(w, line+")")
+	}
+	fmt.Fprintln(w)
+
+	rows := [][]string{{"ID", "LAYER", "BUDGET", "TOKENS", "ITEMS", "SHARE"}}
+	items, noBudget, budgeted := 0, false, false
+	for _, l := range r.Layers {
+		b := "-"
+		if l.Budget > 0 {
+			b, budgeted = thousands(l.Budget), true
+		} else {
+			noBudget = true
+		}
+		rows = append(rows, []string{orDash(string(l.ID)), l.Name, b, thousands(l.Tokens), strconv.Itoa(l.Items), percent(l.Tokens, r.Budget)})
+		items += l.Items
+	}
+	rows = append(rows, []string{"", "total", "", thousands(r.TotalTokens), strconv.Itoa(items), percent(r.TotalTokens, r.Budget)})
+	writeTable(w, rows, 2)
+	if noBudget && budgeted {
+		fmt.Fprintln(w, "(budget -: the layer has no share of its own and is sent whole)")
+	}
+
+	// the items not sent verbatim, under their layer's name
+	var cut [][]string
+	for _, l := range r.Layers {
+		head := false
+		for _, e := range l.Entries {
+			if e.Reason == "" {
+				continue
+			}
+			if !head {
+				cut = append(cut, []string{"  " + layerLabel(l)})
+				head = true
+			}
+			cut = append(cut, []string{"    " + reasonWords(e.Reason), entryWhat(e), thousands(e.TokensBefore), "->", thousands(e.Tokens) + " tokens"})
+		}
+	}
+	if len(cut) > 0 {
+		fmt.Fprintln(w, "\nnot sent verbatim:")
+		writeTable(w, cut, 2)
+	}
+
+	var notes []string
+	for _, l := range r.Layers {
+		if l.Note != "" {
+			notes = append(notes, "  "+layerLabel(l)+": "+l.Note)
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		fmt.Fprintln(w, strings.Join(notes, "\n"))
+	}
+
+	fmt.Fprintln(w)
+	switch {
+	case r.FirstChanged != "":
+		name := string(r.FirstChanged)
+		for _, l := range r.Layers {
+			if l.ID == r.FirstChanged {
+				name = layerLabel(l)
+			}
+		}
+		fmt.Fprintln(w, "first layer changed since the previous request: "+name)
+	case d.Step > 1 && r.PrefixHash != "":
+		fmt.Fprintln(w, "first layer changed since the previous request: none")
+	}
+	if r.PrefixHash != "" {
+		fmt.Fprintln(w, "prefix hash (tools, L1, L5a): "+r.PrefixHash)
+	}
+	return nil
+}
+
+// writeTable writes rows in columns two spaces apart: the first left
+// columns aligned left, the others (figures) right; a row of one cell is a
+// heading, written as it is.
+func writeTable(w io.Writer, rows [][]string, left int) {
+	var width []int
+	for _, r := range rows {
+		if len(r) == 1 {
+			continue
+		}
+		for i, c := range r {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		if len(r) == 1 {
+			fmt.Fprintln(w, r[0]) // a heading: not part of the columns
+			continue
+		}
+		var b strings.Builder
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i < left {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(pad + c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+func layerLabel(l event.ContextLayer) string {
+	if l.ID == "" || string(l.ID) == l.Name {
+		return l.Name
+	}
+	return string(l.ID) + " " + l.Name
+}
+
+// countingWords says how a report's figures were counted.
+func countingWords(r event.ContextReport) string {
+	enc := r.Encoding
+	if enc == "" {
+		enc = "the model's tokenizer"
+	}
+	switch r.Counting {
+	case event.CountMeasured:
+		return fmt.Sprintf("%s, corrected x%.2f from %d provider report%s", enc, r.Ratio, r.Samples, plural(r.Samples))
+	case event.CountEncoder:
+		if r.Samples > 0 {
+			return fmt.Sprintf("%s encoder count, not corrected yet (%d provider report%s)", enc, r.Samples, plural(r.Samples))
+		}
+		return enc + " encoder count, no provider usage yet"
+	}
+	return "estimated, about four bytes a token"
+}
+
+// reasonWords is a cut reason as a person reads it.
+func reasonWords(r event.CutReason) string {
+	switch r {
+	case event.ReasonSupersededRead:
+		return "superseded read (the file was edited since)"
+	case event.ReasonMasked:
+		return "old tool output masked"
+	case event.ReasonHeadTail:
+		return "cut to its head and tail"
+	case event.ReasonSummarized:
+		return "folded into the summary"
+	case event.ReasonOverBudget:
+		return "left out: the layer's budget was spent"
+	case event.ReasonOrphan:
+		return "orphan (its call or result is gone)"
+	case event.ReasonOutline:
+		return "shown as an outline"
+	}
+	return string(r)
+}
+
+// entryWhat names an entry: its count and kind, its ref, its seq range.
+func entryWhat(e event.ContextItem) string {
+	s := kindWords(e.Kind, e.Count)
+	if e.Count > 1 {
+		s = strconv.Itoa(e.Count) + " " + s
+	}
+	if e.Ref != "" {
+		s += " " + e.Ref
+	}
+	switch {
+	case e.FirstSeq > 0 && e.LastSeq > e.FirstSeq:
+		s += fmt.Sprintf(" (seq %d-%d)", e.FirstSeq, e.LastSeq)
+	case e.FirstSeq > 0:
+		s += fmt.Sprintf(" (seq %d)", e.FirstSeq)
+	}
+	return s
+}
+
+func kindWords(kind string, n int) string {
+	w := map[string]string{
+		"person": "message of yours", "assistant": "assistant message", "tool_result": "tool result",
+		"summary": "summary", "file": "file", "plan": "plan", "map": "repo map", "instructions": "instructions",
+		"tool": "tool", "messages": "message",
+	}[kind]
+	if w == "" {
+		w = kind
+	}
+	if n > 1 {
+		switch kind {
+		case "person":
+			return "messages of yours"
+		case "instructions", "messages":
+			return "messages"
+		}
+		return w + "s"
+	}
+	return w
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func percent(n, of int) string {
+	if of <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+// thousands writes n with thousands separators: 12,646.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

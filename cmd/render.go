@@ -35,6 +35,9 @@ func (p *progress) event(ev event.Event) {
 		fmt.Fprintln(p.w)
 		p.inText = false
 	}
+	if d, ok := ev.Data.(*event.ContextRefreshData); ok && d.Error == "" {
+		return // a routine refresh is for the trace, not the progress of a run
+	}
 	if line := describe(ev); line != "" {
 		fmt.Fprintln(p.w, line)
 	}
@@ -98,6 +101,10 @@ func describe(ev event.Event) string {
 			parts = append(parts, "leftovers of "+p.CallID+" ("+processSummary(p)+")")
 		}
 		return fmt.Sprintf("resumed after seq %d %s", d.FromSeq, strings.Join(parts, ", "))
+	case *event.CompactionData:
+		return compactionLine(d)
+	case *event.ContextRefreshData:
+		return refreshLine(d)
 	case *event.ErrorData:
 		return fmt.Sprintf("error (%s): %s", d.Class, d.Message)
 	case *event.RunFinishedData:
@@ -108,6 +115,44 @@ func describe(ev event.Event) string {
 		return line
 	}
 	return string(ev.Type)
+}
+
+// compactionLine is one line of a compaction: why, the tokens it saved,
+// and how far the summary reaches.
+func compactionLine(d *event.CompactionData) string {
+	line := fmt.Sprintf("context compacted (%s): %s -> %s tokens", d.Trigger, thousands(d.TokensBefore), thousands(d.TokensAfter))
+	var parts []string
+	switch {
+	case d.FoldedThrough > 0:
+		parts = append(parts, fmt.Sprintf("%s summary through seq %d", d.Kind, d.FoldedThrough))
+	case d.MaskedThrough > 0:
+		parts = append(parts, fmt.Sprintf("old tool outputs masked through seq %d", d.MaskedThrough))
+	}
+	if d.CutThrough > 0 {
+		parts = append(parts, fmt.Sprintf("long outputs cut to head and tail through seq %d", d.CutThrough))
+	}
+	if len(parts) == 0 && d.SupersededThrough > 0 {
+		parts = append(parts, "superseded reads dropped")
+	}
+	if len(parts) > 0 {
+		line += ", " + strings.Join(parts, ", ")
+	}
+	if d.Rejected != "" {
+		line += "; model summary not used: " + oneLine(d.Rejected, 120)
+	}
+	if d.Shrunk {
+		line += "; the last rounds were cut too"
+	}
+	return line
+}
+
+// refreshLine is one short line of a refresh of the slow layers.
+func refreshLine(d *event.ContextRefreshData) string {
+	line := fmt.Sprintf("context refreshed (%s): ", d.Reason)
+	if d.Error != "" {
+		return line + "no repo map: " + oneLine(d.Error, 120)
+	}
+	return line + fmt.Sprintf("repo map %d files, %s tokens", len(d.RepoMapFiles), thousands(d.RepoMapTokens))
 }
 
 // processSummary says what was found of a command's processes.

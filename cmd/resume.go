@@ -9,13 +9,14 @@ import (
 	"agent/internal/agent"
 	"agent/internal/app"
 	"agent/internal/event"
+	"agent/internal/tui"
 )
 
 func newResumeCmd() *cobra.Command {
 	var f runFlags
 	var opt agent.ResumeOptions
 	var message, scope string
-	var headless bool
+	var headless, compact bool
 	c := &cobra.Command{
 		Use:   "resume RUN_ID",
 		Short: "Continue a run that crashed, was interrupted, is awaiting approval or has ended",
@@ -26,18 +27,25 @@ the model is told its outcome is unknown, with the files changed since it starte
 
 A paused run (exit 3) is decided with --approve CALL_ID or --deny CALL_ID [--note TEXT].
 --message adds a new user message to the same conversation. Resuming a finished run
-without a message prints its final answer.`,
+without a message prints its final answer.
+
+--compact compacts the context before the next model request, as /compact does
+in the TUI: older rounds are folded into a summary, old tool outputs masked,
+reads of files edited since dropped (journaled as a compaction event with
+trigger "forced"). On a finished run without --message it compacts at once,
+so the next message starts from the smaller context.`,
 		Example: `  agent resume 20261129T203216-3f9a1c
   agent resume 20261129T2032 --approve call_7
   agent resume 20261129T2032 --deny call_7 --note "use git mv instead"
-  agent resume 20261129T2032 --message "now add a test for it"`,
+  agent resume 20261129T2032 --message "now add a test for it"
+  agent resume 20261129T2032 --compact --message "go on"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.Scope = event.Scope(scope)
 			if !headless && !f.json && onTerminal() {
-				return resumeTUI(cmd, &f, args[0], opt, message)
+				return resumeTUI(cmd, &f, args[0], resumeRequest{opt, message, compact})
 			}
-			return resumeRun(cmd, &f, args[0], opt, message)
+			return resumeRun(cmd, &f, args[0], resumeRequest{opt, message, compact})
 		},
 	}
 	f.register(c, false)
@@ -47,12 +55,21 @@ without a message prints its final answer.`,
 	fl.StringVar(&opt.Note, "note", "", "a note to the model that goes with --deny")
 	fl.StringVar(&scope, "scope", "once", "with --approve: once (this call only) or run (calls like it, for this run, until [approvals] run_grant_ttl)")
 	fl.StringVar(&message, "message", "", "add a new user message and continue")
+	fl.BoolVar(&compact, "compact", false, "compact the context before the next model request (older rounds summarized, old tool outputs masked)")
 	fl.BoolVar(&headless, "headless", false, "never open the TUI (the default when stdout is not a terminal)")
 	return c
 }
 
-func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptions, message string) error {
+// resumeRequest is what a resume asks for beside the run.
+type resumeRequest struct {
+	opt     agent.ResumeOptions
+	message string
+	compact bool // compact before the next model request
+}
+
+func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) error {
 	ctx := cmd.Context()
+	opt, message := req.opt, req.message
 	st0, err := openStore(cmd)
 	if err != nil {
 		return err
@@ -62,7 +79,8 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 	if err != nil {
 		return appErr(err)
 	}
-	if isFinished(state) && message == "" && opt.Approve == "" && opt.Deny == "" {
+	idle := isFinished(state) && message == "" && opt.Approve == "" && opt.Deny == ""
+	if idle && !req.compact {
 		// Nothing to continue: print the final answer, as the contract says.
 		fmt.Fprintf(os.Stderr, "run: %s\n", row.ID)
 		if !f.json {
@@ -88,6 +106,20 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 		return appErr(err)
 	}
 	defer run.Close()
+	if idle {
+		// --compact alone on a finished run: compact now, for the next message.
+		c, err := run.Compact(ctx)
+		if err != nil {
+			return appErr(err)
+		}
+		if c == nil { // a compaction is in the progress already
+			fmt.Fprintln(os.Stderr, "nothing to compact yet")
+		}
+		if !f.json {
+			fmt.Fprintln(cmd.OutOrStdout(), state.Answer)
+		}
+		return nil
+	}
 	if message != "" && len(run.State().Open) > 0 {
 		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", row.ID, openIDs(run.State()))
 	}
@@ -100,11 +132,14 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 			return appErr(err)
 		}
 	}
+	if req.compact {
+		run.CompactNext()
+	}
 	return s.finish(cmd, run.Drive(ctx))
 }
 
 // resumeTUI reopens a run in the interactive session, in its workspace.
-func resumeTUI(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptions, message string) error {
+func resumeTUI(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) error {
 	st0, err := openStore(cmd)
 	if err != nil {
 		return err
@@ -121,7 +156,7 @@ func resumeTUI(cmd *cobra.Command, f *runFlags, id string, opt agent.ResumeOptio
 	if err != nil {
 		return err
 	}
-	return runTUI(cmd, set, row.ID, opt, message)
+	return runTUIWith(cmd, set, tui.Options{ResumeID: row.ID, Resume: req.opt, Message: req.message, Compact: req.compact})
 }
 
 func isFinished(st *agent.State) bool {

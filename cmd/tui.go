@@ -20,7 +20,13 @@ func onTerminal() bool {
 // runTUI opens the interactive session; resumeID reopens that run. When it
 // ends, the terminal is clean and the last line says how to continue.
 func runTUI(cmd *cobra.Command, set *app.Settings, resumeID string, opt agent.ResumeOptions, message string) error {
-	res := tui.Run(cmd.Context(), tui.Options{Settings: set, ResumeID: resumeID, Resume: opt, Message: message})
+	return runTUIWith(cmd, set, tui.Options{ResumeID: resumeID, Resume: opt, Message: message})
+}
+
+// runTUIWith is runTUI with the session's options whole (resume --compact).
+func runTUIWith(cmd *cobra.Command, set *app.Settings, o tui.Options) error {
+	o.Settings = set
+	res := tui.Run(cmd.Context(), o)
 	if res.RunID != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "run %s — continue it with: agent resume %s\n", res.RunID, res.RunID)
 	}

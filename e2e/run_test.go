@@ -168,4 +168,24 @@ func TestContextReport(t *testing.T) {
 	if r := e.run("context", id, "--step", "9"); r.code != 2 {
 		t.Errorf("a step that does not exist: exit %d", r.code)
 	}
+	// The text form explains the last request: the budget's arithmetic,
+	// the counting, the layers in request order, what changed, the prefix.
+	txt := e.run("context", id)
+	if txt.code != 0 {
+		t.Fatalf("agent context: exit %d\n%s", txt.code, txt.stderr)
+	}
+	for _, w := range []string{"run " + id + ", step 2: ", "budget ", " = window ", "answer reserve", "counted: o200k_base",
+		"first layer changed since the previous request: ", "prefix hash (tools, L1, L5a): ", "L1 instructions: The repository's AGENTS.md"} {
+		if !strings.Contains(txt.stdout, w) {
+			t.Errorf("agent context lacks %q:\n%s", w, txt.stdout)
+		}
+	}
+	at := 0
+	for _, l := range []string{"\ntools ", "\nL1 ", "\nL5a ", "\nL6 ", "\nL3 ", "\nL5b ", "\nL4 ", "\nL2 "} {
+		i := strings.Index(txt.stdout[at:], l)
+		if i < 0 {
+			t.Fatalf("layer %q missing or out of request order:\n%s", strings.TrimSpace(l), txt.stdout)
+		}
+		at += i + 1
+	}
 }

@@ -23,8 +23,9 @@ type Run struct {
 	state  *agent.State
 	lock   *flock.Flock
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // of the stretch being driven
+	mu          sync.Mutex
+	cancel      context.CancelFunc // of the stretch being driven
+	compactNext bool               // CompactNext: the next Drive compacts first
 }
 
 // ID is the run's id.
@@ -193,6 +194,10 @@ func (r *Run) Drive(ctx context.Context) agent.Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	r.cancel = cancel
+	if r.compactNext {
+		// the state is the loop's from here: set before it runs
+		r.state.Context.Force, r.compactNext = true, false
+	}
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()

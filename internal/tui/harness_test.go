@@ -48,6 +48,13 @@ func args(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func newHarness(t *testing.T, approval string, files map[string]string, turns ...map[string]any) *harness {
 	t.Helper()
+	return newHarnessWith(t, nil, approval, files, turns...)
+}
+
+// newHarnessWith is newHarness with the settings changed by set first (a
+// small context window).
+func newHarnessWith(t *testing.T, set func(*app.Settings), approval string, files map[string]string, turns ...map[string]any) *harness {
+	t.Helper()
 	ws := t.TempDir()
 	for name, body := range files {
 		p := filepath.Join(ws, name)
@@ -65,10 +72,13 @@ func newHarness(t *testing.T, approval string, files map[string]string, turns ..
 	b, _ := json.Marshal(map[string]any{"turns": turns})
 	os.WriteFile(script, b, 0o644)
 	home := filepath.Join(t.TempDir(), "home")
-	set := &app.Settings{Workspace: ws, Home: home, Model: "test-model", Approval: approval, Replay: script, MaxSteps: 20}
+	settings := &app.Settings{Workspace: ws, Home: home, Model: "test-model", Approval: approval, Replay: script, MaxSteps: 20}
+	if set != nil {
+		set(settings)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	pr, err := start(ctx, Options{Settings: set, Env: []string{"TERM=xterm-256color"}},
+	pr, err := start(ctx, Options{Settings: settings, Env: []string{"TERM=xterm-256color"}},
 		tea.WithInput(nil), tea.WithOutput(discard{}), tea.WithWindowSize(120, 40), tea.WithoutRenderer())
 	if err != nil {
 		t.Fatal(err)

@@ -71,6 +71,11 @@ type transcriptState struct {
 	step     int
 	lastStep int // the step of the last model request
 	context  event.ContextReport
+	// since is a compaction journaled after the last model request (the
+	// next request is built from it), sinceSeq its event's seq
+	since    *event.CompactionData
+	sinceSeq int64
+	mapError string // the last repo map error shown
 	tokens   event.TokenCount
 	status   event.Status
 }
@@ -202,6 +207,17 @@ func (t *transcriptState) apply(ev event.Event) {
 		t.add(&entry{kind: itemUser, text: d.Text, seq: ev.Seq})
 	case *event.ModelRequestData:
 		t.context, t.status, t.lastStep = d.Context, event.StatusRunning, d.Step
+		t.since, t.sinceSeq = nil, 0
+	case *event.CompactionData:
+		t.since, t.sinceSeq = d, ev.Seq
+		t.add(&entry{kind: itemNotice, text: compactionText(d), seq: ev.Seq})
+	case *event.ContextRefreshData:
+		// a refresh is routine: only a repo map that could not be built
+		// is said, once until it changes
+		if d.Error != "" && d.Error != t.mapError {
+			t.notice("no repo map in the context: %s", oneLine(d.Error, 160))
+		}
+		t.mapError = d.Error
 	case *event.AssistantMessageData:
 		if t.stream != nil {
 			t.stream.seq = ev.Seq

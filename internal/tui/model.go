@@ -194,7 +194,7 @@ func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.input.Init()}
 	if m.opt.ResumeID != "" {
 		m.phase = phaseStarting
-		cmds = append(cmds, m.openRun(m.opt.ResumeID, m.opt.Resume, m.opt.Message))
+		cmds = append(cmds, m.openRun(m.opt.ResumeID, m.opt.Resume, m.opt.Message, m.opt.Compact))
 	}
 	return tea.Batch(cmds...)
 }
@@ -207,6 +207,7 @@ type (
 		history []event.Event // the journal so far, when reopened
 		resume  agent.ResumeOptions
 		message string
+		compact bool // compact before the next model request
 		err     error
 	}
 	// driveDoneMsg: a stretch of the run ended.
@@ -285,6 +286,8 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onRunOpened(msg)
 	case driveDoneMsg:
 		return m, m.onDriveDone(msg)
+	case compactDoneMsg:
+		return m, m.onCompactDone(msg)
 	case checkpointsMsg:
 		m.cpDrawer.SetCheckpoints(msg.list)
 		if msg.err != nil {
@@ -448,14 +451,14 @@ func (m *model) newRun(prompt string) tea.Cmd {
 	}
 }
 
-func (m *model) openRun(id string, opt agent.ResumeOptions, message string) tea.Cmd {
+func (m *model) openRun(id string, opt agent.ResumeOptions, message string, compact bool) tea.Cmd {
 	svc, ctx := m.svc, m.ctx
 	return func() tea.Msg {
 		r, hist, err := svc.OpenRunHistory(ctx, id)
 		if err != nil {
 			return runOpenedMsg{err: err}
 		}
-		return runOpenedMsg{run: r, history: hist, resume: opt, message: message}
+		return runOpenedMsg{run: r, history: hist, resume: opt, message: message, compact: compact}
 	}
 }
 
@@ -477,7 +480,13 @@ func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
 		ctx := m.ctx
 		if r.Finished() && message == "" && opt.Approve == "" && opt.Deny == "" {
 			m.phase = phaseIdle
+			if msg.compact {
+				return m.compact() // nothing to continue: compact now, for the next message
+			}
 			return nil
+		}
+		if msg.compact {
+			r.CompactNext()
 		}
 		return func() tea.Msg {
 			if err := r.Resume(ctx, opt); err != nil {

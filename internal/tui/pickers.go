@@ -101,7 +101,7 @@ func (m *model) onPicked(c picker.ChosenMsg) tea.Cmd {
 		}
 		m.tr = newTranscript(m.th, m.renderDiff)
 		m.phase = phaseStarting
-		return m.openRun(c.Item.ID, agent.ResumeOptions{}, "")
+		return m.openRun(c.Item.ID, agent.ResumeOptions{}, "", false)
 	case pickGrants:
 		if c.Action != "d" || m.run == nil {
 			return nil

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-
-	"agent/internal/tui/drawer"
 )
 
 func (m *model) slash(name, args string) tea.Cmd {
@@ -18,6 +16,8 @@ func (m *model) slash(name, args string) tea.Cmd {
 		m.overlay = overlayHelp
 	case "/context":
 		m.openContext()
+	case "/compact":
+		return m.compact()
 	case "/checkpoints", "/rewind":
 		return m.openCheckpoints()
 	case "/new":
@@ -56,16 +56,4 @@ func orNone(s string) string {
 		return "none yet"
 	}
 	return s
-}
-
-// openContext shows the context report of the last model request.
-func (m *model) openContext() {
-	c := m.tr.context
-	layers := make([]drawer.Layer, len(c.Layers))
-	for i, l := range c.Layers {
-		layers[i] = drawer.Layer{Name: l.Name, Tokens: l.Tokens, Items: l.Items}
-	}
-	m.ctxDrawer.SetContext(drawer.Context{Step: m.tr.lastStep, Budget: c.Budget, Window: m.svc.Settings().Window,
-		Total: c.TotalTokens, Layers: layers})
-	m.overlay = overlayContext
 }

@@ -32,6 +32,9 @@ type Options struct {
 	Resume   agent.ResumeOptions
 	// Message, when set with ResumeID, is sent as the next user message.
 	Message string
+	// Compact, with ResumeID, compacts the context before the next model
+	// request (agent resume --compact).
+	Compact bool
 	// In and Out are the terminal (default: stdin and stdout).
 	In  io.Reader
 	Out io.Writer

@@ -22,9 +22,7 @@ const (
 	CmdNew         CommandName = "new"
 	CmdExport      CommandName = "export"
 	CmdQuit        CommandName = "quit"
-	// CmdCompact is not among DefaultCommands until the context builder
-	// lands; a root that supports it passes it in Options.Commands.
-	CmdCompact CommandName = "compact"
+	CmdCompact     CommandName = "compact"
 )
 
 // Command is a slash command the composer offers: its name, other names
@@ -41,7 +39,8 @@ type Command struct {
 func DefaultCommands() []Command {
 	return []Command{
 		{Name: CmdHelp, Help: "keys and commands"},
-		{Name: CmdContext, Help: "what the last request sent, layer by layer"},
+		{Name: CmdContext, Help: "what the last request sent, layer by layer, and what was cut"},
+		{Name: CmdCompact, Help: "compact the context now: older rounds summarised, old tool outputs masked"},
 		{Name: CmdCheckpoints, Aliases: []string{"rewind"}, Help: "checkpoints: preview the diff, roll back code or conversation"},
 		{Name: CmdDiff, Help: "the run's changes so far"},
 		{Name: CmdStatus, Help: "model, approval mode, tokens, context use, run id"},
@@ -52,11 +51,6 @@ func DefaultCommands() []Command {
 		{Name: CmdExport, Args: "[PATH]", Help: "export this run's trace"},
 		{Name: CmdQuit, Aliases: []string{"exit"}, Help: "quit (the run stays resumable)"},
 	}
-}
-
-// CompactCommand is /compact, for a root that supports it.
-func CompactCommand() Command {
-	return Command{Name: CmdCompact, Help: "summarise the conversation to free context"}
 }
 
 // Slash is a slash command the person submitted: its canonical name (an

@@ -346,8 +346,8 @@ func TestSlashCompletion(t *testing.T) {
 	}
 	d.m.Reset()
 
-	// Fuzzy: "/cpt" finds checkpoints.
-	d.typ("/cpt")
+	// Fuzzy: "/ckp" finds checkpoints.
+	d.typ("/ckp")
 	if len(d.m.pop.items) == 0 || d.m.pop.items[0].label != "/checkpoints" {
 		t.Fatalf("fuzzy items %+v", d.m.pop.items)
 	}

@@ -13,10 +13,21 @@ import (
 
 // Layer is one layer of a model request's context.
 type Layer struct {
-	Name    string
-	Tokens  int
-	Items   int
-	Dropped []string // "reason: what", once the context builder reports them
+	ID     string // "L3", "tools" ("": a report from before the layers had ids)
+	Name   string
+	Budget int // the layer's share of the budget (0: none of its own, sent whole)
+	Tokens int
+	Items  int
+	Note   string
+	Cuts   []Cut // the items not sent verbatim
+}
+
+// Cut is an item (or a run of items) of a layer not sent verbatim.
+type Cut struct {
+	Reason string // in words: "old tool output masked"
+	What   string // "tool result call_9, seq 512", "41 messages, seq 3–507"
+	Before int    // tokens verbatim
+	After  int    // tokens sent
 }
 
 // Context is the context of the last model request.
@@ -24,8 +35,25 @@ type Context struct {
 	Step   int
 	Budget int // the tokens the builder may use (0: unknown)
 	Window int // the model's context window (0: unknown)
-	Total  int
-	Layers []Layer
+	// Reserve and Margin are what the budget leaves of the window for the
+	// answer and for error; Ratio the provider correction it is divided by
+	// (shown when above 1).
+	Reserve, Margin int
+	Ratio           float64
+	Total           int
+	Layers          []Layer
+	// Counting says how the tokens were counted, in words ("" unknown).
+	Counting string
+	// FirstChanged names the first layer whose bytes differ from the
+	// previous request's ("" none, or the first request).
+	FirstChanged string
+	PrefixHash   string
+	// Compacted is the seq of the compaction this request is the first
+	// after (0: none).
+	Compacted int64
+	// Since is a line about what happened after the request that changes
+	// the next one (a compaction), "" for none.
+	Since string
 }
 
 // ContextDrawer shows a Context layer by layer.
@@ -135,21 +163,39 @@ func bar(f float64, w int) (filled, rest string) {
 	return filled, strings.Repeat("░", w-cells)
 }
 
-// columns are the table's widths for a content width.
-type columns struct{ name, tokens, items, bar int }
+// columns are the table's widths for a content width (0: the column is
+// not shown).
+type columns struct{ name, budget, tokens, items, bar int }
 
 func (d *ContextDrawer) columns(cw int) columns {
-	c := columns{name: 5, tokens: 6, items: 5}
+	c := columns{name: 5, budget: 6, tokens: 6, items: 5}
 	for _, l := range d.ctx.Layers {
-		c.name = max(c.name, ansi.StringWidth(textutil.OneLine(l.Name)))
+		c.name = max(c.name, ansi.StringWidth(layerName(l)))
 		c.tokens = max(c.tokens, len(textutil.Count(l.Tokens)))
+		c.budget = max(c.budget, len(textutil.Count(l.Budget)))
 	}
 	c.tokens = max(c.tokens, len(textutil.Count(d.ctx.Total)), len(textutil.Count(d.ctx.Window)))
-	c.name = min(c.name, 18)
-	fixed := func() int { return c.name + 1 + c.tokens + 1 + 6 + 1 + c.items }
+	c.budget = max(c.budget, len(textutil.Count(d.ctx.Budget)))
+	c.name = min(c.name, 28)
+	fixed := func() int {
+		n := c.name + 1 + c.tokens + 1 + 6
+		if c.budget > 0 {
+			n += c.budget + 1
+		}
+		if c.items > 0 {
+			n += c.items + 1
+		}
+		return n
+	}
+	// on a narrow screen the bar says more than the budget and the items
+	if cw-fixed()-2 < 12 {
+		c.budget = 0
+	}
 	if cw-fixed()-2 < 6 {
-		c.items = 0 // the bar says more than the item count on a narrow screen
-		fixed = func() int { return c.name + 1 + c.tokens + 1 + 6 }
+		c.items = 0
+	}
+	for cw-fixed()-2 < 8 && c.name > 12 {
+		c.name--
 	}
 	for cw-fixed() < 0 && c.name > 4 {
 		c.name--
@@ -161,9 +207,21 @@ func (d *ContextDrawer) columns(cw int) columns {
 	return c
 }
 
-func (d *ContextDrawer) row(c columns, name, tokens, sh, items string, f float64, barStyle func(...string) string) string {
+func layerName(l Layer) string {
+	n := textutil.OneLine(l.Name)
+	if l.ID == "" || l.ID == l.Name {
+		return n
+	}
+	return l.ID + " " + n
+}
+
+func (d *ContextDrawer) row(c columns, name, budget, tokens, sh, items string, f float64, barStyle func(...string) string) string {
 	th := d.th
-	s := textutil.Fit(name, c.name) + " " + textutil.PadLeft(tokens, c.tokens) + " " + textutil.PadLeft(sh, 6)
+	s := textutil.Fit(name, c.name)
+	if c.budget > 0 {
+		s += " " + textutil.PadLeft(budget, c.budget)
+	}
+	s += " " + textutil.PadLeft(tokens, c.tokens) + " " + textutil.PadLeft(sh, 6)
 	if c.items > 0 {
 		s += " " + textutil.PadLeft(items, c.items)
 	}
@@ -194,18 +252,73 @@ func (d *ContextDrawer) header(cw int) []string {
 	if d.ctx.Budget > 0 && d.ctx.Window > 0 {
 		sum += fmt.Sprintf(" · budget %s (%s used)", textutil.Count(d.ctx.Budget), pct(share(d.ctx.Total, d.ctx.Budget)))
 	}
-	for _, l := range textutil.Wrap(sum, cw) {
-		rows = append(rows, th.Dim.Render(l))
+	rows = append(rows, wrapped(th.Dim.Render, sum, cw)...)
+	if cw >= narrowWidth {
+		rows = append(rows, d.accounting(cw)...)
 	}
-	c := d.columns(cw)
-	head := textutil.Fit("layer", c.name) + " " + textutil.PadLeft("tokens", c.tokens) + " " + textutil.PadLeft("share", 6)
-	if c.items > 0 {
-		head += " " + textutil.PadLeft("items", c.items)
+	c := d.ctx
+	if c.Since != "" {
+		rows = append(rows, wrapped(th.InfoText.Render, c.Since, cw)...)
+	}
+	cols := d.columns(cw)
+	head := textutil.Fit("layer", cols.name)
+	if cols.budget > 0 {
+		head += " " + textutil.PadLeft("budget", cols.budget)
+	}
+	head += " " + textutil.PadLeft("tokens", cols.tokens) + " " + textutil.PadLeft("share", 6)
+	if cols.items > 0 {
+		head += " " + textutil.PadLeft("items", cols.items)
 	}
 	return append(rows, th.Faint.Render(strings.Repeat("─", cw)), th.Dim.Render(head))
 }
 
-// body is a row per layer and a row per dropped item under its layer.
+// narrowWidth is the content width under which the budget's arithmetic
+// and the counting scroll with the layers instead of being pinned above.
+const narrowWidth = 60
+
+// accounting is how the budget was reached and how the tokens counted.
+func (d *ContextDrawer) accounting(cw int) []string {
+	th, c := d.th, d.ctx
+	var rows []string
+	if c.Window > 0 && (c.Reserve > 0 || c.Margin > 0) {
+		calc := fmt.Sprintf("window %s − reserve %s − margin %s", textutil.Count(c.Window), textutil.Count(c.Reserve), textutil.Count(c.Margin))
+		if c.Ratio > 1 {
+			calc = fmt.Sprintf("(%s) ÷ provider ratio %.2f", calc, c.Ratio)
+		}
+		rows = append(rows, wrapped(th.Dim.Render, "budget = "+calc, cw)...)
+	}
+	if c.Counting != "" {
+		rows = append(rows, wrapped(th.Dim.Render, "counted: "+c.Counting, cw)...)
+	}
+	return rows
+}
+
+// wrapped is s wrapped at width, each row styled.
+func wrapped(style func(...string) string, s string, width int) []string {
+	var rows []string
+	for _, l := range textutil.Wrap(s, width) {
+		rows = append(rows, style(l))
+	}
+	return rows
+}
+
+// indented is s wrapped under a lead: the first row starts with first, the
+// others with as many spaces.
+func indented(style func(...string) string, first, s string, width int) []string {
+	pad := strings.Repeat(" ", ansi.StringWidth(first))
+	var rows []string
+	for i, w := range textutil.Wrap(textutil.OneLine(s), max(1, width-len(pad))) {
+		lead := pad
+		if i == 0 {
+			lead = first
+		}
+		rows = append(rows, style(lead+w))
+	}
+	return rows
+}
+
+// body is a row per layer, with its note and a row per item it did not
+// send verbatim (the reason, what, the tokens before and after).
 func (d *ContextDrawer) body() []string {
 	th := d.th
 	cw := contentWidth(th, d.width)
@@ -219,15 +332,40 @@ func (d *ContextDrawer) body() []string {
 	of, _ := d.denominator()
 	var rows []string
 	for _, l := range d.ctx.Layers {
-		rows = append(rows, d.row(c, textutil.OneLine(l.Name), textutil.Count(l.Tokens), pct(share(l.Tokens, of)), textutil.Count(l.Items), share(l.Tokens, of), th.InfoText.Render))
-		for _, drop := range l.Dropped {
-			for i, w := range textutil.Wrap(textutil.OneLine(drop), max(1, cw-12)) {
-				lead := "            "
-				if i == 0 {
-					lead = "  − dropped "
-				}
-				rows = append(rows, th.Dim.Render(lead+w))
-			}
+		budget := "—"
+		if l.Budget > 0 {
+			budget = textutil.Count(l.Budget)
+		}
+		rows = append(rows, d.row(c, layerName(l), budget, textutil.Count(l.Tokens), pct(share(l.Tokens, of)), textutil.Count(l.Items), share(l.Tokens, of), th.InfoText.Render))
+		if l.Note != "" {
+			rows = append(rows, indented(th.Faint.Render, "    ", l.Note, cw)...)
+		}
+		for _, cut := range l.Cuts {
+			line := cut.Reason + ": " + cut.What + " (" + textutil.Count(cut.Before) + " → " + textutil.Count(cut.After) + ")"
+			rows = append(rows, indented(th.Dim.Render, "  − ", line, cw)...)
+		}
+	}
+	// what the request shares with the one before it
+	ctx := d.ctx
+	var facts []string
+	if ctx.FirstChanged != "" {
+		facts = append(facts, "first layer changed since the previous request: "+ctx.FirstChanged)
+	}
+	if ctx.Compacted > 0 {
+		facts = append(facts, fmt.Sprintf("compacted before this request (seq %d)", ctx.Compacted))
+	}
+	if ctx.PrefixHash != "" {
+		facts = append(facts, "prefix hash (tools, L1, L5a): "+ctx.PrefixHash)
+	}
+	var acc []string
+	if cw < narrowWidth {
+		acc = d.accounting(cw)
+	}
+	if len(facts)+len(acc) > 0 {
+		rows = append(rows, "")
+		rows = append(rows, acc...)
+		for _, f := range facts {
+			rows = append(rows, indented(th.Faint.Render, "", f, cw)...)
 		}
 	}
 	return rows
@@ -240,10 +378,14 @@ func (d *ContextDrawer) footer(cw int, scroll string) []string {
 	if !d.empty() {
 		c := d.columns(cw)
 		of, _ := d.denominator()
-		rows = append(rows, d.row(c, "total", textutil.Count(d.ctx.Total), pct(share(d.ctx.Total, of)), "", share(d.ctx.Total, of), th.Title.Render))
+		budget := ""
+		if d.ctx.Budget > 0 {
+			budget = textutil.Count(d.ctx.Budget)
+		}
+		rows = append(rows, d.row(c, "total", budget, textutil.Count(d.ctx.Total), pct(share(d.ctx.Total, of)), "", share(d.ctx.Total, of), th.Title.Render))
 		if w := d.ctx.Window; w > 0 {
 			if left := w - d.ctx.Total; left >= 0 {
-				rows = append(rows, d.row(c, "free", textutil.Count(left), pct(share(left, w)), "", -1, nil))
+				rows = append(rows, d.row(c, "free", "", textutil.Count(left), pct(share(left, w)), "", -1, nil))
 			} else {
 				rows = append(rows, th.ErrorText.Render(textutil.Fit(fmt.Sprintf("over the window by %s tokens", textutil.Count(-left)), cw)))
 			}

@@ -14,16 +14,23 @@ import (
 
 func sampleContext() Context {
 	return Context{
-		Step: 4, Budget: 100000, Window: 128000, Total: 41250,
+		Step: 4, Budget: 100000, Window: 128000, Reserve: 8192, Margin: 2560, Ratio: 1.08, Total: 41250,
+		Counting:     "o200k_base, corrected ×1.08 from 3 provider reports",
+		FirstChanged: "L6 summary and older rounds", PrefixHash: "1a2b3c4d5e6f7a8b", Compacted: 212,
 		Layers: []Layer{
-			{Name: "system", Tokens: 1250, Items: 1},
-			{Name: "tools", Tokens: 3400, Items: 9},
-			{Name: "repo map", Tokens: 6000, Items: 212},
-			{Name: "history", Tokens: 30200, Items: 37, Dropped: []string{
-				"budget: 3 tool outputs of steps 1–2 (12,400 tokens)",
-				"duplicate: a second read of internal/greet/greet.go",
+			{ID: "tools", Name: "tools", Tokens: 3400, Items: 9},
+			{ID: "L1", Name: "instructions", Tokens: 1250, Items: 1, Note: "AGENTS.md"},
+			{ID: "L5a", Name: "repo map", Budget: 21000, Tokens: 6000, Items: 1, Note: "212 files, refreshed at step 4 (compaction)"},
+			{ID: "L6", Name: "summary and older rounds", Budget: 16800, Tokens: 3200, Items: 1, Note: "summary of the run through seq 180 (deterministic)", Cuts: []Cut{
+				{Reason: "folded into the summary", What: "41 messages, seq 3–180", Before: 12400, After: 0},
 			}},
-			{Name: "user", Tokens: 400, Items: 1},
+			{ID: "L3", Name: "recent rounds", Budget: 37800, Tokens: 27000, Items: 36, Cuts: []Cut{
+				{Reason: "old tool output masked", What: "tool result call_9, seq 190", Before: 1450, After: 12},
+				{Reason: "superseded read", What: "tool result call_11 internal/greet/greet.go, seq 196", Before: 900, After: 14},
+			}},
+			{ID: "L5b", Name: "file snippets", Budget: 15000, Tokens: 0, Items: 0},
+			{ID: "L4", Name: "task state", Tokens: 0, Items: 0},
+			{ID: "L2", Name: "your message", Tokens: 400, Items: 1},
 		},
 	}
 }
@@ -58,9 +65,16 @@ func TestContextShowsSharesOfTheWindow(t *testing.T) {
 	for _, want := range []string{
 		"last model request, step 4",
 		"41,250 tokens · 32.2% of the 128,000-token window · budget 100,000 (41.2% used)",
-		"history   30,200  23.6%    37", // 30,200 / 128,000
-		"− dropped budget: 3 tool outputs of steps 1–2 (12,400 tokens)",
-		"free      86,750  67.8%",
+		"budget = (window 128,000 − reserve 8,192 − margin 2,560) ÷ provider ratio 1.08",
+		"counted: o200k_base, corrected ×1.08 from 3 provider reports",
+		"first layer changed since the previous request: L6 summary and older rounds",
+		"compacted before this request (seq 212)",
+		"prefix hash (tools, L1, L5a): 1a2b3c4d5e6f7a8b",
+		"L3 recent rounds             37,800  27,000  21.1%    36", // 27,000 / 128,000
+		"    summary of the run through seq 180 (deterministic)",
+		"  − folded into the summary: 41 messages, seq 3–180 (12,400 → 0)",
+		"  − old tool output masked: tool result call_9, seq 190 (1,450 → 12)",
+		"free                                 86,750  67.8%",
 		"never sent to the model",
 	} {
 		if !strings.Contains(v, want) {
@@ -72,14 +86,57 @@ func TestContextShowsSharesOfTheWindow(t *testing.T) {
 	for _, l := range strings.Split(v, "\n") {
 		n := strings.Count(l, "█")
 		switch {
-		case strings.Contains(l, "history"):
+		case strings.Contains(l, "L3 recent"):
 			hist = n
-		case strings.Contains(l, "system"):
+		case strings.Contains(l, "L1 instructions"):
 			sys = n
 		}
 	}
 	if hist <= sys || hist == 0 {
-		t.Errorf("bar cells: history %d, system %d", hist, sys)
+		t.Errorf("bar cells: recent rounds %d, instructions %d", hist, sys)
+	}
+}
+
+// A compaction after the request is said above the table; the cuts of a
+// long report scroll, their rows wrapped to the width.
+func TestContextSinceAndLongCuts(t *testing.T) {
+	c := sampleContext()
+	c.Since = "compacted since (seq 240, forced): 41,250 → 20,100 tokens; the next request uses it"
+	for i := range 30 {
+		c.Layers[4].Cuts = append(c.Layers[4].Cuts, Cut{Reason: "old tool output masked", What: fmt.Sprintf("tool result call_%d, seq %d", 20+i, 300+i), Before: 800, After: 12})
+	}
+	d := openContext(nil, 80, 24, &c)
+	v := ansi.Strip(d.View())
+	if !strings.Contains(v, "compacted since (seq 240, forced): 41,250 → 20,100 tokens") {
+		t.Fatalf("no line about the compaction since the request:\n%s", v)
+	}
+	if strings.Contains(v, "call_49") {
+		t.Fatalf("the last cut shows before scrolling:\n%s", v)
+	}
+	d.Update(tuitest.Key("end"))
+	v = ansi.Strip(d.View())
+	if !strings.Contains(v, "tool result call_49, seq 329 (800 → 12)") || !strings.Contains(v, "prefix hash") {
+		t.Fatalf("end does not reach the last cut and the facts:\n%s", v)
+	}
+	for i, l := range tuitest.Rows(d.View()) {
+		if w := ansi.StringWidth(l); w != 80 {
+			t.Errorf("row %d is %d wide: %q", i, w, l)
+		}
+	}
+}
+
+// A report from before the layers had ids and budgets still reads.
+func TestContextLegacyReport(t *testing.T) {
+	c := Context{Step: 2, Budget: 100000, Window: 128000, Total: 1500,
+		Layers: []Layer{{Name: "system", Tokens: 1000, Items: 1}, {Name: "conversation", Tokens: 500, Items: 3}}}
+	v := ansi.Strip(openContext(nil, 80, 0, &c).View())
+	for _, bad := range []string{"budget =", "counted:", "prefix hash", "first layer"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("%q shown for a report without it:\n%s", bad, v)
+		}
+	}
+	if !strings.Contains(v, "conversation") || !strings.Contains(v, "1,500") {
+		t.Errorf("the layers are missing:\n%s", v)
 	}
 }
 

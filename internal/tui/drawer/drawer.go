@@ -1,6 +1,9 @@
 // Package drawer owns the TUI's two drawers: the context drawer (the last
-// model request's context layer by layer: tokens, share of the window,
-// items, what was dropped and why) and the checkpoint drawer (the run's
+// model request's context layer by layer: the budget and how it was
+// reached, how the tokens were counted, each layer's budget, tokens, share
+// of the window, items and note, every item not sent verbatim with its
+// reason and tokens before and after, the first layer that changed, the
+// prefix hash, a compaction since) and the checkpoint drawer (the run's
 // checkpoints with step, call, files and +/−, a preview of the diff to now,
 // and rollback of code, conversation or both behind a confirmation).
 //

@@ -59,7 +59,7 @@ func DefaultSections() []Section {
 		{Title: "View", Bindings: []Binding{
 			{"pgup pgdn home end", "scroll the transcript"},
 			{"ctrl+o", "expand or collapse a tool card"},
-			{"ctrl+x c", "context drawer: the last request's layers"},
+			{"ctrl+x c", "context drawer: the last request's layers and cuts"},
 			{"ctrl+x k · esc esc", "checkpoints: preview, roll back, undo"},
 			{"ctrl+x m", "mouse capture on or off (off: the terminal selects text)"},
 		}},

@@ -1,0 +1,210 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"agent/internal/event"
+	"agent/internal/tui/drawer"
+	"agent/internal/tui/textutil"
+)
+
+// openContext shows the context report of the last model request.
+func (m *model) openContext() {
+	m.ctxDrawer.SetContext(drawerContext(m.tr, m.svc.Settings().Window))
+	m.overlay = overlayContext
+}
+
+// drawerContext is what the context drawer shows of the transcript's last
+// report (and of a compaction journaled after it).
+func drawerContext(t *transcriptState, window int) drawer.Context {
+	c := t.context
+	if c.Window > 0 {
+		window = c.Window
+	}
+	dc := drawer.Context{Step: t.lastStep, Budget: c.Budget, Window: window, Reserve: c.Reserve, Margin: c.Margin,
+		Ratio: c.Ratio, Total: c.TotalTokens, PrefixHash: c.PrefixHash, Compacted: c.Compacted}
+	if c.Counting != "" {
+		dc.Counting = countingWords(c)
+	}
+	for _, l := range c.Layers {
+		dl := drawer.Layer{ID: string(l.ID), Name: l.Name, Budget: l.Budget, Tokens: l.Tokens, Items: l.Items, Note: l.Note}
+		for _, e := range l.Entries {
+			if e.Reason != "" {
+				dl.Cuts = append(dl.Cuts, drawer.Cut{Reason: reasonWords(e.Reason), What: entryWhat(e), Before: e.TokensBefore, After: e.Tokens})
+			}
+		}
+		if l.ID == c.FirstChanged && l.ID != "" {
+			dc.FirstChanged = string(l.ID) + " " + l.Name
+		}
+		dc.Layers = append(dc.Layers, dl)
+	}
+	if s := t.since; s != nil {
+		dc.Since = fmt.Sprintf("compacted since this request (seq %d, %s): %s → %s tokens; the next request is built from it",
+			t.sinceSeq, s.Trigger, textutil.Count(s.TokensBefore), textutil.Count(s.TokensAfter))
+	}
+	return dc
+}
+
+// countingWords says how a report's figures were counted.
+func countingWords(r event.ContextReport) string {
+	enc := r.Encoding
+	if enc == "" {
+		enc = "the model's tokenizer"
+	}
+	switch r.Counting {
+	case event.CountMeasured:
+		return fmt.Sprintf("%s, corrected ×%.2f from %d provider report%s", enc, r.Ratio, r.Samples, plural(r.Samples))
+	case event.CountEncoder:
+		if r.Samples > 0 {
+			return fmt.Sprintf("%s encoder count, not corrected yet (%d provider report%s)", enc, r.Samples, plural(r.Samples))
+		}
+		return enc + " encoder count, no provider usage yet"
+	}
+	return "estimated, about four bytes a token"
+}
+
+// reasonWords is a cut reason as a person reads it.
+func reasonWords(r event.CutReason) string {
+	switch r {
+	case event.ReasonSupersededRead:
+		return "superseded read (edited since)"
+	case event.ReasonMasked:
+		return "old tool output masked"
+	case event.ReasonHeadTail:
+		return "cut to its head and tail"
+	case event.ReasonSummarized:
+		return "folded into the summary"
+	case event.ReasonOverBudget:
+		return "left out: the layer's budget was spent"
+	case event.ReasonOrphan:
+		return "orphan (its call or result is gone)"
+	case event.ReasonOutline:
+		return "shown as an outline"
+	}
+	return string(r)
+}
+
+// entryWhat names an entry: count and kind, ref, seq range.
+func entryWhat(e event.ContextItem) string {
+	kinds := map[string][2]string{
+		"person": {"message of yours", "messages of yours"}, "assistant": {"assistant message", "assistant messages"},
+		"tool_result": {"tool result", "tool results"}, "messages": {"message", "messages"}, "file": {"file", "files"},
+		"summary": {"summary", "summaries"}, "map": {"repo map", "repo maps"}, "plan": {"plan", "plans"},
+	}
+	k, ok := kinds[e.Kind]
+	if !ok {
+		k = [2]string{e.Kind, e.Kind}
+	}
+	s := k[0]
+	if e.Count > 1 {
+		s = strconv.Itoa(e.Count) + " " + k[1]
+	}
+	if e.Ref != "" {
+		s += " " + e.Ref
+	}
+	switch {
+	case e.FirstSeq > 0 && e.LastSeq > e.FirstSeq:
+		s += fmt.Sprintf(", seq %d–%d", e.FirstSeq, e.LastSeq)
+	case e.FirstSeq > 0:
+		s += fmt.Sprintf(", seq %d", e.FirstSeq)
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// compactionText is the transcript's line for a compaction.
+func compactionText(d *event.CompactionData) string {
+	line := fmt.Sprintf("context compacted (%s): %s → %s tokens", d.Trigger, textutil.Count(d.TokensBefore), textutil.Count(d.TokensAfter))
+	var parts []string
+	switch {
+	case d.FoldedThrough > 0:
+		parts = append(parts, fmt.Sprintf("%s summary through seq %d", d.Kind, d.FoldedThrough))
+	case d.MaskedThrough > 0:
+		parts = append(parts, fmt.Sprintf("old tool outputs masked through seq %d", d.MaskedThrough))
+	}
+	if d.CutThrough > 0 {
+		parts = append(parts, fmt.Sprintf("long outputs cut to head and tail through seq %d", d.CutThrough))
+	}
+	if len(parts) == 0 && d.SupersededThrough > 0 {
+		parts = append(parts, "superseded reads dropped")
+	}
+	if len(parts) > 0 {
+		line += ", " + strings.Join(parts, ", ")
+	}
+	if d.Rejected != "" {
+		line += "; model summary not used: " + oneLine(d.Rejected, 120)
+	}
+	if d.Shrunk {
+		line += "; the last rounds were cut too"
+	}
+	return line
+}
+
+// compactDoneMsg: a /compact ended.
+type compactDoneMsg struct {
+	c   *event.CompactionData
+	err error
+}
+
+// compact is /compact: with the run idle it compacts now (the compaction
+// is journaled and shows in the transcript as the loop's would); while a
+// turn runs it is asked for the next turn, as resume --compact does: the
+// loop owns the run's state until the turn ends, and a compaction in the
+// middle of a turn would change the request the model is answering.
+func (m *model) compact() tea.Cmd {
+	switch {
+	case m.run == nil:
+		m.tr.notice("nothing to compact yet: no run in this session")
+		return nil
+	case m.phase == phaseRunning:
+		m.run.CompactNext()
+		m.tr.notice("a turn is running: the context will be compacted before the first request of your next turn")
+		return nil
+	case m.phase != phaseIdle:
+		m.flash = "busy: try /compact again in a moment"
+		return nil
+	}
+	m.phase = phaseStarting // messages typed meanwhile are queued
+	m.flash = "compacting the context…"
+	r, ctx := m.run, m.ctx
+	return func() tea.Msg {
+		c, err := r.Compact(ctx)
+		return compactDoneMsg{c: c, err: err}
+	}
+}
+
+func (m *model) onCompactDone(msg compactDoneMsg) tea.Cmd {
+	quitting := m.quitting()
+	m.phase = phaseIdle
+	m.flash = ""
+	switch {
+	case msg.err != nil:
+		m.tr.add(&entry{kind: itemError, text: "compact: " + msg.err.Error()})
+	case msg.c == nil:
+		m.tr.notice("nothing to compact yet: the conversation is still short")
+	default:
+		// the transcript has the compaction's line from its event
+		m.flash = fmt.Sprintf("compacted: %s → %s tokens", textutil.Count(msg.c.TokensBefore), textutil.Count(msg.c.TokensAfter))
+	}
+	if quitting {
+		m.phase = phaseQuitting
+		return tea.Quit
+	}
+	if len(m.queued) > 0 && m.run != nil {
+		text := m.queued[0]
+		m.queued = m.queued[1:]
+		m.phase = phaseRunning
+		return m.message(text)
+	}
+	return nil
+}
