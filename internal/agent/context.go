@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 
 	"agent/internal/event"
 )
@@ -38,6 +39,8 @@ type Built struct {
 // one a resumed run would build from the journal.
 func (r *Runner) buildRequest(ctx context.Context, st *State) (*Built, error) {
 	b, err := r.Context.Build(ctx, st, BuildOptions{Decide: true})
+	// a person's forced compaction is served by this request, done or not
+	st.Context.Force = false
 	if err != nil {
 		return nil, classify(ClassContext, err)
 	}
@@ -80,7 +83,8 @@ func (r *Runner) Compact(ctx context.Context, st *State) (*event.CompactionData,
 
 // classify gives err class c unless it already has one.
 func classify(c Class, err error) error {
-	if _, ok := err.(*Failure); ok {
+	var f *Failure
+	if errors.As(err, &f) {
 		return err
 	}
 	return Fail(c, err)

@@ -264,6 +264,33 @@ func (p *player) seek(k int) {
 	p.next = i
 }
 
+// seekAfter moves past the turn that gave an answer: the one whose calls
+// carry callID, else (no call) the last one with that text and no calls. It
+// reports whether it found one.
+func (p *player) seekAfter(callID, text string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	turns := p.script.Turns
+	if callID != "" {
+		for i := range turns {
+			for _, tc := range turns[i].ToolCalls {
+				if tc.ID == callID {
+					p.next = i + 1
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for i := len(turns) - 1; i >= 0; i-- {
+		if len(turns[i].ToolCalls) == 0 && turns[i].HTTPStatus == 0 && turns[i].Text != "" && turns[i].Text == text {
+			p.next = i + 1
+			return true
+		}
+	}
+	return false
+}
+
 // take consumes the next turn for request n and records failed expectations.
 // turnNo counts from 1 and is 0 when the script is exhausted.
 func (p *player) take(n int, msgs []convMsg, raw []byte) (turnNo int, t Turn) {

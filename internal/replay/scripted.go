@@ -89,13 +89,27 @@ func (p *Scripted) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 	p.mu.Lock()
 	if p.FollowConversation && !p.seeked {
 		p.seeked = true
-		k := 0
-		for _, m := range req.Messages {
+		// The newest answer in the request says where the script is: its
+		// calls' ids (or its text) name the turn that gave it. Counting
+		// answers is the fallback: a compacted request has folded older
+		// ones away.
+		k, last := 0, -1
+		for i, m := range req.Messages {
 			if m.Role == agent.RoleAssistant {
-				k++
+				k, last = k+1, i
 			}
 		}
-		p.play.seek(k)
+		found := false
+		if last >= 0 {
+			m, id := req.Messages[last], ""
+			if len(m.ToolCalls) > 0 {
+				id = m.ToolCalls[0].ID
+			}
+			found = p.play.seekAfter(id, m.Content)
+		}
+		if !found {
+			p.play.seek(k)
+		}
 	}
 	p.mu.Unlock()
 	for attempt := 0; ; attempt++ {

@@ -218,3 +218,38 @@ func TestScriptedFollowConversation(t *testing.T) {
 		t.Errorf("a conversation with two answers continues with %q, want the third turn", text)
 	}
 }
+
+// A compacted conversation has folded older answers away: the newest
+// answer's call id says where the script is, not the number of answers.
+func TestScriptedFollowCompactedConversation(t *testing.T) {
+	s, err := Parse([]byte(`{"turns":[
+		{"tool_calls":[{"name":"read_file","arguments":"{\"path\":\"a\"}"}]},
+		{"tool_calls":[{"name":"read_file","arguments":"{\"path\":\"b\"}"}]},
+		{"tool_calls":[{"name":"read_file","arguments":"{\"path\":\"c\"}"}]},
+		{"text":"done"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewScripted(s)
+	p.FollowConversation = true
+	req := &agent.Request{Messages: []agent.Message{
+		{Role: agent.RoleUser, Content: "[agent] Summary of the earlier part ..."},
+		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "call_3_1", Name: "read_file", Arguments: `{"path":"c"}`}}},
+		{Role: agent.RoleTool, ToolCallID: "call_3_1", Content: "C"},
+	}}
+	st, err := p.Stream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for {
+		ev, err := st.Recv()
+		if err != nil {
+			break
+		}
+		text += ev.Text
+	}
+	if text != "done" {
+		t.Errorf("after the third turn's call the script continues with %q, want the fourth turn", text)
+	}
+}
