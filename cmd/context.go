@@ -229,6 +229,10 @@ func countingWords(r event.ContextReport) string {
 	}
 	switch r.Counting {
 	case event.CountMeasured:
+		if r.Ratio < 1 {
+			return fmt.Sprintf("%s; the provider counts x%.2f of it (%d report%s), not applied: a budget is never raised past the window",
+				enc, r.Ratio, r.Samples, plural(r.Samples))
+		}
 		return fmt.Sprintf("%s, corrected x%.2f from %d provider report%s", enc, r.Ratio, r.Samples, plural(r.Samples))
 	case event.CountEncoder:
 		if r.Samples > 0 {

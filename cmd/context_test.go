@@ -133,7 +133,7 @@ func TestCountingWords(t *testing.T) {
 		want string
 	}{
 		{event.ContextReport{Counting: event.CountMeasured, Encoding: "o200k_base", Ratio: 1.08, Samples: 12}, "o200k_base, corrected x1.08 from 12 provider reports"},
-		{event.ContextReport{Counting: event.CountMeasured, Encoding: "cl100k_base", Ratio: 0.97, Samples: 1}, "cl100k_base, corrected x0.97 from 1 provider report"},
+		{event.ContextReport{Counting: event.CountMeasured, Encoding: "cl100k_base", Ratio: 0.97, Samples: 1}, "cl100k_base; the provider counts x0.97 of it (1 report), not applied: a budget is never raised past the window"},
 		{event.ContextReport{Counting: event.CountEncoder, Encoding: "o200k_base"}, "o200k_base encoder count, no provider usage yet"},
 		{event.ContextReport{Counting: event.CountEncoder, Encoding: "o200k_base", Samples: 2}, "o200k_base encoder count, not corrected yet (2 provider reports)"},
 		{event.ContextReport{Counting: event.CountEstimated}, "estimated, about four bytes a token"},
