@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"agent/internal/agent"
 	"agent/internal/contextbuild"
@@ -239,5 +241,34 @@ func TestSnippetsOfEditedFiles(t *testing.T) {
 	}
 	if !strings.Contains(text, "48213 // CURRENT") {
 		t.Error("the edited file's current content is not in the snippets")
+	}
+}
+
+// A hostile repository's AGENTS.md or edited file that is a FIFO is not
+// opened (opening one would block the run forever), and an AGENTS.md that
+// is a directory is skipped.
+func TestHostileInstructionFiles(t *testing.T) {
+	ws := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(ws, "AGENTS.md"), 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	os.MkdirAll(filepath.Join(ws, "sub", "AGENTS.md"), 0o755)
+	syscall.Mkfifo(filepath.Join(ws, "pipe.go"), 0o600)
+	j := newJournal(ws, "go")
+	j.round("read_file", `{"path":"sub/x.go"}`, "x", event.RiskRead, nil)
+	j.round("write_file", `{"path":"pipe.go","content":"package p"}`, "wrote", event.RiskWrite, nil)
+	for i := 0; i < 10; i++ {
+		j.round("grep", `{"pattern":"p"}`, words(300, "q"), event.RiskRead, nil)
+	}
+	j.st.Context.Force = true
+	done := make(chan built, 1)
+	go func() { done <- buildLikeTheLoop(t, newBuilder(t, ws, 8_000), j.st) }()
+	select {
+	case got := <-done:
+		if got.req == nil || !strings.HasPrefix(got.req.Messages[0].Content, "You are agent") {
+			t.Error("no request")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the build blocked on a FIFO")
 	}
 }

@@ -1,11 +1,15 @@
 package contextbuild
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path"
 	"sort"
 	"strings"
+	"syscall"
+
+	"agent/internal/tools"
 )
 
 // Caps of the instruction files read into L1.
@@ -52,7 +56,7 @@ func (b *Builder) readInstructions(h *history) (string, []string) {
 		paths = append(paths, label)
 	}
 	if g := b.opt.GlobalInstructions; g != "" {
-		if data, err := readCapped(func() (io.ReadCloser, error) { return os.Open(g) }); err == nil {
+		if data, err := readCapped(func() (io.ReadCloser, error) { return openRegularPath(g) }); err == nil {
 			add(g, data)
 		}
 	}
@@ -69,7 +73,10 @@ func (b *Builder) readInstructions(h *history) (string, []string) {
 		})
 		for _, d := range dirs {
 			p := path.Join(d, instructionsFile)
-			data, err := readCapped(func() (io.ReadCloser, error) { return root.Open(p) })
+			data, err := readCapped(func() (io.ReadCloser, error) {
+				f, _, err := tools.OpenRegular(root, p) // a FIFO or a device is not opened
+				return f, err
+			})
 			if err != nil {
 				continue
 			}
@@ -81,6 +88,19 @@ func (b *Builder) readInstructions(h *history) (string, []string) {
 		}
 	}
 	return sb.String(), paths
+}
+
+// openRegularPath opens a regular file by path without blocking on a FIFO.
+func openRegularPath(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	return f, nil
 }
 
 func depth(d string) int {

@@ -2,12 +2,14 @@ package contextbuild
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
 
 	"agent/internal/agent"
 	"agent/internal/event"
+	"agent/internal/tools"
 )
 
 // Snippet bounds.
@@ -103,21 +105,15 @@ func (b *Builder) snippets(h *history, v *view, m *measure, room int, l *layer) 
 }
 
 func readSmall(root *os.Root, p string) ([]byte, error) {
-	f, err := root.Open(p)
+	f, fi, err := tools.OpenRegular(root, p) // a FIFO or a device is not opened
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSnippetBytes {
-		return nil, fmt.Errorf("not a small regular file")
+	if fi.Size() > maxSnippetBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, maxSnippetBytes)
 	}
-	buf := make([]byte, fi.Size())
-	n, err := f.Read(buf)
-	if err != nil && n == 0 && fi.Size() > 0 {
-		return nil, err
-	}
-	return buf[:n], nil
+	return io.ReadAll(io.LimitReader(f, maxSnippetBytes))
 }
 
 // identsInPlay are the identifiers of the person's current message and the

@@ -90,12 +90,12 @@ func escaped(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
 }
 
-// openRegular opens the regular file rel (canonical, from Resolve) beneath
+// OpenRegular opens the regular file rel (canonical, from Resolve) beneath
 // root for reading. It stats before opening so that a FIFO or a device is
 // refused without being opened, opens without blocking and checks the type
 // again on the open file, in case the path changed in between. A missing
 // file is fs.ErrNotExist; a directory or a special file an error naming it.
-func openRegular(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
+func OpenRegular(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
 	fi, err := root.Stat(rel)
 	if err != nil {
 		return nil, nil, err
@@ -132,7 +132,7 @@ func regular(fi fs.FileInfo, rel string) error {
 
 // readRegular reads the whole regular file rel beneath root.
 func readRegular(root *os.Root, rel string) ([]byte, fs.FileInfo, error) {
-	f, fi, err := openRegular(root, rel)
+	f, fi, err := OpenRegular(root, rel)
 	if err != nil {
 		return nil, nil, err
 	}

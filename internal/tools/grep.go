@@ -86,7 +86,7 @@ func (t Grep) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, e
 
 	s := &grepSearch{re: re}
 	if !fi.IsDir() {
-		f, _, err := openRegular(root, rel)
+		f, _, err := OpenRegular(root, rel)
 		switch {
 		case err == nil:
 			s.file(f, rel) // named explicitly: searched even if ignored

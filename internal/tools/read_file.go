@@ -85,7 +85,7 @@ func (t ReadFile) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resul
 // root, numbered, stopping early when the output would exceed budget
 // characters.
 func readLines(root *os.Root, rel string, offset, limit, budget int) (string, error) {
-	f, fi, err := openRegular(root, rel)
+	f, fi, err := OpenRegular(root, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("%s: file not found: %w", rel, fs.ErrNotExist)

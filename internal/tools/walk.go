@@ -35,7 +35,7 @@ func openEntry(env *Env, root *os.Root, e gitignore.Entry) (*os.File, error) {
 		if env.hidden(rel) {
 			return nil, fmt.Errorf("%s leads to a hidden path", e.Rel)
 		}
-		f, _, err := openRegular(root, rel)
+		f, _, err := OpenRegular(root, rel)
 		return f, err
 	}
 	return nil, fmt.Errorf("%s is not a regular file: %w", e.Rel, syscall.EINVAL)
