@@ -10,12 +10,10 @@ import (
 )
 
 func main() {
-	// The heap of a run is small and short-lived; collecting it four times
-	// less often saves CPU per step, and the soft limit keeps the memory of a
-	// long session bounded. GOGC and GOMEMLIMIT still take precedence.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	// The soft limit keeps the memory of a long session bounded; each
+	// command sets its GOGC before it runs (cmd/gc.go: 400 for the agent
+	// loop, Go's 100 for one-shot commands). GOGC and GOMEMLIMIT in the
+	// environment take precedence.
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(96 << 20)
 	}

@@ -90,6 +90,9 @@ request; a call that needs your approval pauses it (exit 3) and
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
+		// Every command gets its collector setting (gc.go) before it runs;
+		// no subcommand has a PersistentPreRun of its own.
+		PersistentPreRun: func(c *cobra.Command, _ []string) { tuneGC(c, os.Getenv) },
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !onTerminal() {
 				return cmd.Help()
@@ -101,12 +104,13 @@ request; a call that needs your approval pauses it (exit 3) and
 			return runTUI(cmd, set, "", agent.ResumeOptions{}, "")
 		},
 	}
+	loopGC(root) // the TUI
 	f.register(root, true)
 	root.Flags().MarkHidden("json")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'agent %s --help')", err, c.Name())
 	})
-	root.AddCommand(newRunCmd(), newResumeCmd(), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newContextCmd(), newEvalCmd(), newRepomapCmd(), newVersionCmd())
+	root.AddCommand(loopGC(newRunCmd()), loopGC(newResumeCmd()), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newContextCmd(), newRepomapCmd(), newVersionCmd(), newEvalCmd())
 	root.AddCommand(newRedactCmd(), newExportCmd())
 	return root
 }

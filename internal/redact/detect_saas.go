@@ -1,14 +1,13 @@
 package redact
 
-import "regexp"
-
-// Anchored patterns, run only on a window starting at a keyword hit.
+// Anchored patterns, run only on a window starting at a keyword hit, each
+// compiled on its first use (lazy.go).
 var (
-	slackTokenRe   = regexp.MustCompile(`^xox(?:[abposr]|e(?:\.xox[abp])?)-([0-9A-Za-z-]{10,250})`)
-	slackWebhookRe = regexp.MustCompile(`^(?i:hooks\.slack\.com)/(?:services|workflows|triggers)/([A-Za-z0-9_/+-]{20,200})`)
-	anthropicRe    = regexp.MustCompile(`^sk-ant-[a-z]+[0-9]*-([A-Za-z0-9_-]{32,400})`)
-	openaiRe       = regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin|None)-)?([A-Za-z0-9_-]{32,400})`)
-	sendgridRe     = regexp.MustCompile(`^SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`)
+	slackTokenRe   = lazyRE(`^xox(?:[abposr]|e(?:\.xox[abp])?)-([0-9A-Za-z-]{10,250})`)
+	slackWebhookRe = lazyRE(`^(?i:hooks\.slack\.com)/(?:services|workflows|triggers)/([A-Za-z0-9_/+-]{20,200})`)
+	anthropicRe    = lazyRE(`^sk-ant-[a-z]+[0-9]*-([A-Za-z0-9_-]{32,400})`)
+	openaiRe       = lazyRE(`^sk-(?:(?:proj|svcacct|admin|None)-)?([A-Za-z0-9_-]{32,400})`)
+	sendgridRe     = lazyRE(`^SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`)
 )
 
 // window returns b[s:s+n], clipped.
@@ -22,7 +21,7 @@ func (sc *scanner) slackToken(s int) {
 	if !hasPrefixAt(b, s, "xox") || !boundaryBefore(b, s, cAlnum) {
 		return
 	}
-	m := slackTokenRe.FindSubmatchIndex(window(b, s, 300))
+	m := slackTokenRe().FindSubmatchIndex(window(b, s, 300))
 	if m == nil {
 		return
 	}
@@ -35,7 +34,7 @@ func (sc *scanner) slackToken(s int) {
 // slackWebhook: hooks.slack.com/services/T.../B.../...; the path after the
 // service segment is the secret, the host stays readable.
 func (sc *scanner) slackWebhook(s, e int) {
-	m := slackWebhookRe.FindSubmatchIndex(window(sc.b, s, 256))
+	m := slackWebhookRe().FindSubmatchIndex(window(sc.b, s, 256))
 	if m == nil {
 		return
 	}
@@ -67,13 +66,13 @@ func (sc *scanner) skDash(s int) {
 		return
 	}
 	if hasPrefixAt(b, s+3, "ant-") {
-		m := anthropicRe.FindSubmatchIndex(window(b, s, 450))
+		m := anthropicRe().FindSubmatchIndex(window(b, s, 450))
 		if m != nil && entropy(b[s+m[2]:s+m[3]]) >= 3.5 {
 			sc.add(s, s+m[1], KindAnthropicKey)
 		}
 		return
 	}
-	m := openaiRe.FindSubmatchIndex(window(b, s, 450))
+	m := openaiRe().FindSubmatchIndex(window(b, s, 450))
 	if m == nil || !boundaryAfter(b, s+m[1], cB64URL) {
 		return
 	}
@@ -96,7 +95,7 @@ func (sc *scanner) sendgrid(s int) {
 	if !hasPrefixAt(b, s, "SG.") || !boundaryBefore(b, s, cB64URL|cDot) {
 		return
 	}
-	m := sendgridRe.FindIndex(window(b, s, 69))
+	m := sendgridRe().FindIndex(window(b, s, 69))
 	if m == nil || !boundaryAfter(b, s+m[1], cB64URL) {
 		return
 	}

@@ -16,7 +16,9 @@
 // or hand-written scanners, never a regex over the whole buffer); candidates
 // are then checked (entropy, checksum, example lists), overlaps merged, and
 // replaced. Input without any finding is returned unchanged, without
-// allocating.
+// allocating. Nothing is compiled when the package is initialised: each
+// rule's pattern on its first hit, the keyword list when the first engine
+// is built (lazy.go), so that a command that never redacts pays nothing.
 //
 // Most vendor kinds are data: rules.go holds the tokens known by their
 // prefix (hf_, shpat_, dop_v1_, AGE-SECRET-KEY-1, ...), rules_ctx.go those

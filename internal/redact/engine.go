@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // det names a detector; each keyword of the prefilter runs one.
@@ -59,8 +60,9 @@ type kwEntry struct {
 // maxKeywordLen bounds the keywords the automaton holds.
 const maxKeywordLen = 8
 
-// staticKeywords are the keywords of the built-in detectors.
-var staticKeywords = func() []kwEntry {
+// staticKeywords are the keywords of the built-in detectors, listed when
+// the first engine is built (lazy.go).
+var staticKeywords = sync.OnceValue(func() []kwEntry {
 	var kws []kwEntry
 	add := func(d det, words ...string) {
 		for _, w := range words {
@@ -98,7 +100,7 @@ var staticKeywords = func() []kwEntry {
 	kws = append(kws, ctxKeywords()...)
 	kws = append(kws, nearKeywords()...)
 	return kws
-}()
+})
 
 // knownValue is a secret registered at run time, matched exactly.
 type knownValue struct {
@@ -121,7 +123,7 @@ type engine struct {
 
 func newEngine(cfg Config, known []knownValue) *engine {
 	e := &engine{pii: cfg.PII}
-	e.kws = append(e.kws, staticKeywords...)
+	e.kws = append(e.kws, staticKeywords()...)
 	if cfg.PII {
 		e.kws = append(e.kws, kwEntry{text: "@", det: detEmail})
 	}

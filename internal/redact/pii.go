@@ -2,7 +2,6 @@ package redact
 
 import (
 	"bytes"
-	"regexp"
 )
 
 const cLocal = cAlnum | cDot | cUnder | cDash | cPlus // e-mail local part
@@ -70,7 +69,8 @@ func (sc *scanner) domain(s, e int) {
 	sc.add(hs, e, KindInternalDomain)
 }
 
-var nanpRe = regexp.MustCompile(`^(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}`)
+// nanpRe is compiled on its first use (lazy.go): PII redaction is opt-in.
+var nanpRe = lazyRE(`^(?:\(\d{3}\) ?|\d{3}[-.])\d{3}[-.]\d{4}`)
 
 // piiNumbers finds phone numbers and payment card numbers (opt-in PII) in a
 // pass of its own: they have no keyword to anchor on.
@@ -134,7 +134,7 @@ func phoneAt(b []byte, i int) int {
 	if !(b[i] == '(' && is(b[i+1], cDigit)) && !(is(b[i], cDigit) && (b[i+3] == '-' || b[i+3] == '.')) {
 		return -1
 	}
-	m := nanpRe.FindIndex(window(b, i, 16))
+	m := nanpRe().FindIndex(window(b, i, 16))
 	if m == nil || !numberEnds(b, i+m[1]) {
 		return -1
 	}

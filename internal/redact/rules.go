@@ -132,22 +132,21 @@ var prefixRules = []prefixRule{
 	{kind: "authress-key", lits: []string{"sc_", "ext_", "scauth_", "authress_"}, re: `(?:sc|ext|scauth|authress)_(?i:[a-z0-9]{5,30})\.(?i:[a-z0-9]{4,6})\.acc[_-]((?i)[a-z0-9-]{10,32}\.[a-z0-9+/_=-]{30,120})`, h: 3.0},
 }
 
-var compiledPrefixes = func() []compiledPrefix {
-	out := make([]compiledPrefix, len(prefixRules))
-	for i, r := range prefixRules {
-		if r.head == 0 {
-			r.head = cAlnum
-		}
-		if r.tail == 0 {
-			r.tail = cAlnum | cUnder | cDash
-		}
-		if r.max == 0 {
-			r.max = 512
-		}
-		out[i] = compiledPrefix{prefixRule: r, rx: regexp.MustCompile(`^(?:` + r.re + `)`)}
+// prefixCompiled gives prefix rule ri ready to run, compiled on its first
+// use (lazy.go).
+var prefixCompiled = lazyTable(len(prefixRules), func(i int) *compiledPrefix {
+	r := prefixRules[i]
+	if r.head == 0 {
+		r.head = cAlnum
 	}
-	return out
-}()
+	if r.tail == 0 {
+		r.tail = cAlnum | cUnder | cDash
+	}
+	if r.max == 0 {
+		r.max = 512
+	}
+	return &compiledPrefix{prefixRule: r, rx: regexp.MustCompile(`^(?:` + r.re + `)`)}
+})
 
 // prefixKeywords are the prefilter keywords of the prefix rules: arg is the
 // rule index, and lit (the literal's index) is implied by the text.
@@ -164,7 +163,7 @@ func prefixKeywords() []kwEntry {
 // prefix runs prefix rule ri on the keyword hit b[s:e].
 func (sc *scanner) prefix(s, e int, ri int32) {
 	b := sc.b
-	r := &compiledPrefixes[ri]
+	r := prefixCompiled(int(ri))
 	if !r.fold {
 		ok := false
 		for _, l := range r.lits {

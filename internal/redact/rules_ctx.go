@@ -106,17 +106,16 @@ type compiledCtx struct {
 	vals []*regexp.Regexp
 }
 
-var compiledCtxRules = func() []compiledCtx {
-	out := make([]compiledCtx, len(ctxRules))
-	for i, r := range ctxRules {
-		c := compiledCtx{kind: r.kind, h: r.h}
-		for _, v := range r.vals {
-			c.vals = append(c.vals, regexp.MustCompile(`^(?:`+v+`)`))
-		}
-		out[i] = c
+// compiledCtxRule gives context rule ri ready to run, compiled on its first
+// use (lazy.go).
+var compiledCtxRule = lazyTable(len(ctxRules), func(i int) *compiledCtx {
+	r := ctxRules[i]
+	c := &compiledCtx{kind: r.kind, h: r.h}
+	for _, v := range r.vals {
+		c.vals = append(c.vals, regexp.MustCompile(`^(?:`+v+`)`))
 	}
-	return out
-}()
+	return c
+})
 
 func ctxKeywords() []kwEntry {
 	var kws []kwEntry
@@ -176,7 +175,7 @@ func (sc *scanner) ctx(e int, ri int32) {
 	if i < 0 || !is(b[i], cB64URL|cPlus|cSlash) {
 		return
 	}
-	r := &compiledCtxRules[ri]
+	r := compiledCtxRule(int(ri))
 	w := window(b, i, ctxValueMax)
 	for _, rx := range r.vals {
 		m := rx.FindIndex(w)
@@ -251,16 +250,12 @@ func (sc *scanner) vault(s, e int) {
 	}
 }
 
-var compiledNear = func() []*regexp.Regexp {
-	if len(nearRules) > maxNear {
-		panic("redact: raise maxNear")
-	}
-	out := make([]*regexp.Regexp, len(nearRules))
-	for i, r := range nearRules {
-		out[i] = regexp.MustCompile(r.re)
-	}
-	return out
-}()
+// compiledNear gives near rule ri's pattern, compiled on its first use
+// (lazy.go). The scanner keeps a memo per near rule (maxNear of them;
+// TestNearRulesFitTheMemo).
+var compiledNear = lazyTable(len(nearRules), func(i int) *regexp.Regexp {
+	return regexp.MustCompile(nearRules[i].re)
+})
 
 func nearKeywords() []kwEntry {
 	var kws []kwEntry
@@ -292,7 +287,7 @@ func (sc *scanner) near(s, e int, ri int32) {
 		return
 	}
 	sc.nearDone[ri] = to
-	for _, m := range compiledNear[ri].FindAllSubmatchIndex(b[from:to], -1) {
+	for _, m := range compiledNear(int(ri)).FindAllSubmatchIndex(b[from:to], -1) {
 		v := b[from+m[2] : from+m[3]]
 		if entropy(v) < r.h {
 			continue

@@ -5,19 +5,28 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
+// The patterns are compiled on their first use, not when the package is
+// initialised: every command of the binary links this package, few parse a
+// diff.
 var (
-	hunkRe = regexp.MustCompile(`^@@ -(\d+)(,(\d+))? \+(\d+)(,(\d+))? @@(.*)$`)
+	hunkRe = lazyRE(`^@@ -(\d+)(,(\d+))? \+(\d+)(,(\d+))? @@(.*)$`)
 	// The forms internal/tools prints around a diff.
-	toolPathStatsRe = regexp.MustCompile(`^(.+): \+(\d+) -(\d+) lines$`)
-	toolStatsRe     = regexp.MustCompile(`^\+(\d+) -(\d+) lines$`)
-	toolWroteRe     = regexp.MustCompile(`^wrote (.+) \(\d+ lines, \d+ bytes`)
-	toolEditedRe    = regexp.MustCompile(`^edited (.+): replaced \d+ occurrences?, \+(\d+) -(\d+) lines$`)
-	toolNewFileRe   = regexp.MustCompile(`^new file (.+) \(\d+ lines\)$`)
+	toolPathStatsRe = lazyRE(`^(.+): \+(\d+) -(\d+) lines$`)
+	toolStatsRe     = lazyRE(`^\+(\d+) -(\d+) lines$`)
+	toolWroteRe     = lazyRE(`^wrote (.+) \(\d+ lines, \d+ bytes`)
+	toolEditedRe    = lazyRE(`^edited (.+): replaced \d+ occurrences?, \+(\d+) -(\d+) lines$`)
+	toolNewFileRe   = lazyRE(`^new file (.+) \(\d+ lines\)$`)
 	// Notes tools put inside a diff where they cut it.
-	cutNoteRe = regexp.MustCompile(`^\[\.\.\. \d+ (characters cut \.\.\.|more diff lines)\]$`)
+	cutNoteRe = lazyRE(`^\[\.\.\. \d+ (characters cut \.\.\.|more diff lines)\]$`)
 )
+
+// lazyRE is a pattern compiled once, on its first use.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Parse reads a unified diff. It knows git's patches ("diff --git", the
 // extended headers, "---"/"+++", "@@" hunks, "Binary files ... differ",
@@ -35,7 +44,7 @@ func Parse(text string) (*Diff, error) {
 	}
 	p := &parser{d: &Diff{}, lines: lines}
 	if len(lines) > 0 {
-		if m := toolNewFileRe.FindStringSubmatch(strings.TrimSuffix(lines[0], "\r")); m != nil {
+		if m := toolNewFileRe().FindStringSubmatch(strings.TrimSuffix(lines[0], "\r")); m != nil {
 			p.newFilePreview(m[1], endsNL)
 			return p.d, nil
 		}
@@ -106,7 +115,7 @@ func (p *parser) note(s string) {
 func (p *parser) hunkLine(s string) bool {
 	h := &p.cur.Hunks[len(p.cur.Hunks)-1]
 	exhausted := p.remOld <= 0 && p.remNew <= 0
-	if cutNoteRe.MatchString(strings.TrimSuffix(s, "\r")) {
+	if cutNoteRe().MatchString(strings.TrimSuffix(s, "\r")) {
 		h.Lines = append(h.Lines, Line{Kind: LineNote, Text: strings.TrimSuffix(s, "\r")})
 		p.lost, p.afterCut = true, true
 		return true
@@ -260,20 +269,20 @@ func (p *parser) extended(s string) bool {
 // toolLine reads the lines internal/tools prints before its diff.
 func (p *parser) toolLine(s string) bool {
 	atoi := func(v string) int { n, _ := strconv.Atoi(v); return n }
-	if m := toolPathStatsRe.FindStringSubmatch(s); m != nil {
+	if m := toolPathStatsRe().FindStringSubmatch(s); m != nil {
 		p.toolPath, p.toolAdd, p.toolDel, p.toolCounted = m[1], atoi(m[2]), atoi(m[3]), true
 		return true
 	}
-	if m := toolStatsRe.FindStringSubmatch(s); m != nil {
+	if m := toolStatsRe().FindStringSubmatch(s); m != nil {
 		p.toolAdd, p.toolDel, p.toolCounted = atoi(m[1]), atoi(m[2]), true
 		return true
 	}
-	if m := toolEditedRe.FindStringSubmatch(s); m != nil {
+	if m := toolEditedRe().FindStringSubmatch(s); m != nil {
 		p.toolPath, p.toolAdd, p.toolDel, p.toolCounted = m[1], atoi(m[2]), atoi(m[3]), true
 		p.note(s)
 		return true
 	}
-	if m := toolWroteRe.FindStringSubmatch(s); m != nil {
+	if m := toolWroteRe().FindStringSubmatch(s); m != nil {
 		p.toolPath = m[1]
 		p.note(s)
 		return true
@@ -282,7 +291,7 @@ func (p *parser) toolLine(s string) bool {
 }
 
 func (p *parser) hunkHeader(s string) error {
-	m := hunkRe.FindStringSubmatch(s)
+	m := hunkRe().FindStringSubmatch(s)
 	if m == nil {
 		what := "is not a hunk header"
 		if strings.HasPrefix(s, "@@@") {
@@ -343,7 +352,7 @@ func (p *parser) newFilePreview(path string, endsNL bool) {
 	h := Hunk{NewStart: 1}
 	n := 1
 	for _, s := range p.lines[1:] {
-		if cutNoteRe.MatchString(strings.TrimSuffix(s, "\r")) {
+		if cutNoteRe().MatchString(strings.TrimSuffix(s, "\r")) {
 			h.Lines = append(h.Lines, Line{Kind: LineNote, Text: strings.TrimSuffix(s, "\r")})
 			n = 0 // numbers after a cut are unknown
 			continue
