@@ -272,3 +272,58 @@ func TestHostileInstructionFiles(t *testing.T) {
 		t.Fatal("the build blocked on a FIFO")
 	}
 }
+
+// The newest round alone over the budget is cut, never dropped: the request
+// fits, the call keeps its result, and the result keeps both ends.
+func TestNewestRoundCutToFit(t *testing.T) {
+	minified := strings.Repeat("a=b+c;d(e,f){g[h]}", 4000) // one 72 KB line
+	lines := ""
+	for i := 0; i < 3000; i++ {
+		lines += fmt.Sprintf("line %d of the build log: compiling package %d\n", i, i)
+	}
+	for _, tc := range []struct {
+		name    string
+		outputs []string
+	}{
+		{"one giant line", []string{"HEAD" + minified + "TAIL"}},
+		{"many lines", []string{"HEAD\n" + lines + "FAILURE AT THE END TAIL"}},
+		{"two big outputs", []string{"HEAD" + minified + "TAIL", "HEAD\n" + lines + "TAIL"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			j := newJournal(ws, "look")
+			j.step++
+			j.add(&event.ModelRequestData{Step: 1})
+			var refs []event.ToolCallRef
+			for i := range tc.outputs {
+				refs = append(refs, event.ToolCallRef{ID: fmt.Sprintf("c%d", i), Name: "run_command", Arguments: `{"command":"cat x"}`})
+			}
+			j.add(&event.AssistantMessageData{Step: 1, ToolCalls: refs})
+			for i, out := range tc.outputs {
+				j.add(&event.ToolCallData{CallID: refs[i].ID, Name: "run_command", Risk: event.RiskExec})
+				zero := 0
+				j.add(&event.ToolResultData{CallID: refs[i].ID, Status: event.ResultOK, Output: out, ExitCode: &zero})
+			}
+			got := buildLikeTheLoop(t, newBuilder(t, ws, 4096), j.st)
+			if got.rep.TotalTokens > got.rep.Budget {
+				t.Errorf("%d tokens over the budget of %d", got.rep.TotalTokens, got.rep.Budget)
+			}
+			if err := pairing(got.req); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, m := range got.req.Messages {
+				if m.Role != agent.RoleTool {
+					continue
+				}
+				n++
+				if !strings.HasPrefix(m.Content, "HEAD") || !strings.HasSuffix(m.Content, "TAIL") || !strings.Contains(m.Content, "[agent] ...") {
+					t.Errorf("the cut output lost an end or its marker: %.80q ... %.80q", m.Content, m.Content[max(len(m.Content)-80, 0):])
+				}
+			}
+			if n != len(tc.outputs) {
+				t.Errorf("%d results sent, want %d", n, len(tc.outputs))
+			}
+		})
+	}
+}

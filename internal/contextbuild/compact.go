@@ -122,6 +122,10 @@ func (b *Builder) compact(ctx context.Context, m *measure, bg budget, trigger ev
 	c := m.c
 	c.Step, c.Trigger, c.Kind, c.Rejected = step, trigger, kind, rejected
 	c.TokensBefore, c.TokensAfter = before, m.total()
+	if over := c.TokensAfter - bg.b; over > 0 && m.newest >= 0 {
+		// the render cuts the newest round to what is left (see render)
+		c.TokensAfter += max(m.cost[m.newest]-over, 200) - m.cost[m.newest]
+	}
 	return &c, nil
 }
 

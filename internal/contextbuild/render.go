@@ -99,11 +99,13 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 			l6.items = append(l6.items, items...)
 			continue
 		}
-		cn := 0
-		if i == m.newest {
-			cn = capNewest
+		var msgs []agent.Message
+		var items []item
+		if i == m.newest && capNewest > 0 {
+			msgs, items = b.renderNewest(h, u, m, bg, capNewest)
+		} else {
+			msgs, items = b.renderUnit(h, u, &m.c, 0)
 		}
-		msgs, items := b.renderUnit(h, u, &m.c, cn)
 		switch {
 		case i == m.newest:
 			newest, newestItems = msgs, items
@@ -198,6 +200,26 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		rep.Compacted = cs[len(cs)-1].Seq
 	}
 	return req, rep, nil
+}
+
+// renderNewest cuts the newest round's outputs until the request fits the
+// budget: the round is never dropped, but it may be cut (to no less than
+// 200 tokens an output).
+func (b *Builder) renderNewest(h *history, u unit, m *measure, bg budget, capTk int) ([]agent.Message, []item) {
+	rest := m.total() - m.cost[m.newest]
+	for try := 0; ; try++ {
+		msgs, items := b.renderUnit(h, u, &m.c, capTk)
+		n := 0
+		for _, msg := range msgs {
+			n += b.msgTokens(msg)
+		}
+		over := rest + n - bg.b
+		if over <= 0 || capTk <= 200 || try == 5 {
+			return msgs, items
+		}
+		outputs := max(len(u.msgs)-1, 1)
+		capTk = max(capTk-over/outputs-8, 200)
+	}
 }
 
 // group merges runs of consecutive items treated alike (verbatim, masked,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"agent/internal/agent"
 	"agent/internal/event"
@@ -120,10 +121,12 @@ func (b *Builder) stub(ci *callInfo, meta agent.MessageMeta, out string) string 
 }
 
 // headTail cuts s to about max tokens: its head and (a longer) tail, with a
-// marker saying what is gone. A log's failure is usually at its end.
+// marker saying what is gone. A log's failure is usually at its end. Whole
+// lines are kept where they fit; what the lines leave of the budget goes to
+// the two ends of the cut part, so a giant line is cut, not dropped.
 func (b *Builder) headTail(s string, maxTokens int) string {
 	lines := strings.SplitAfter(s, "\n")
-	headBudget, tailBudget := maxTokens*3/10, maxTokens*7/10-24
+	headBudget, tailBudget := maxTokens*3/10, maxTokens*7/10-32
 	i, used := 0, 0
 	for i < len(lines) {
 		n := b.counter.Line(lines[i])
@@ -142,32 +145,68 @@ func (b *Builder) headTail(s string, maxTokens int) string {
 		tused += n
 		j--
 	}
-	if i == 0 && j == len(lines) {
-		// one enormous line: cut by bytes
-		r := []rune(s)
-		keep := maxTokens * 2
-		if len(r) <= 2*keep {
-			return s
+	if i >= j {
+		return s
+	}
+	middle := strings.Join(lines[i:j], "")
+	left := maxTokens - used - tused - 48
+	for try := 0; ; try++ {
+		out := b.joinCut(lines[:i], middle, lines[j:], left)
+		over := b.count(out) - maxTokens
+		if over <= 0 || try == 3 || left <= 0 {
+			return out
 		}
-		return string(r[:keep]) + fmt.Sprintf("\n[agent] ... %d characters cut to fit the context ...\n", len(r)-2*keep) + string(r[len(r)-keep:])
+		left -= over + 8 // the pieces' edges tokenize differently once joined
 	}
-	cut := lines[i:j]
-	cutTk := 0
-	for _, l := range cut {
-		cutTk += b.counter.Line(l)
-	}
+}
+
+// joinCut writes the kept head lines, up to left tokens of the two ends of
+// the cut part around a marker, and the kept tail lines.
+func (b *Builder) joinCut(headLines []string, middle string, tailLines []string, left int) string {
 	var sb strings.Builder
-	for _, l := range lines[:i] {
+	for _, l := range headLines {
 		sb.WriteString(l)
 	}
-	if i > 0 && !strings.HasSuffix(lines[i-1], "\n") {
+	head, tail := b.ends(middle, left)
+	sb.WriteString(head)
+	if head != "" && !strings.HasSuffix(head, "\n") {
 		sb.WriteByte('\n')
 	}
-	fmt.Fprintf(&sb, "[agent] ... %d lines (%d tokens) cut here to fit the context; the head and the tail are kept ...\n", len(cut), cutTk)
-	for _, l := range lines[j:] {
+	cutRunes := utf8.RuneCountInString(middle) - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	fmt.Fprintf(&sb, "[agent] ... %d lines, %d characters (%d tokens) cut here to fit the context; the head and the tail are kept ...\n",
+		strings.Count(middle, "\n"), cutRunes, b.count(middle))
+	sb.WriteString(tail)
+	for _, l := range tailLines {
 		sb.WriteString(l)
 	}
 	return sb.String()
+}
+
+// ends returns the longest head and tail of s (a third and two thirds of
+// the characters) that fit in max tokens together; "", "" when max is small.
+func (b *Builder) ends(s string, maxTokens int) (string, string) {
+	if maxTokens < 32 {
+		return "", ""
+	}
+	r := []rune(s)
+	split := func(k int) (string, string) { return string(r[:k/3]), string(r[len(r)-(k-k/3):]) }
+	fits := func(k int) bool {
+		h, t := split(k)
+		return b.count(h)+b.count(t) <= maxTokens
+	}
+	lo, hi := 0, len(r)-1
+	for lo < hi { // the largest k that fits
+		mid := (lo + hi + 1) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return "", ""
+	}
+	return split(lo)
 }
 
 // maskCalls shortens the long string arguments of calls whose outputs are
