@@ -327,3 +327,32 @@ func TestNewestRoundCutToFit(t *testing.T) {
 		})
 	}
 }
+
+// When what is never dropped outgrows the budget (a long session's
+// messages), the build fails with a context error rather than overflow.
+func TestPersonMessagesOutgrowTheBudget(t *testing.T) {
+	ws := t.TempDir()
+	j := newJournal(ws, "first")
+	for i := 0; i < 40; i++ {
+		j.add(&event.UserMessageData{Text: words(200, fmt.Sprintf("m%d-", i))})
+		j.round("grep", `{"pattern":"x"}`, words(50, "g"), event.RiskRead, nil)
+	}
+	b := newBuilder(t, ws, 8_000)
+	out, err := b.Build(context.Background(), j.st, agent.BuildOptions{Decide: true})
+	if err == nil {
+		for _, p := range out.Events { // journaled, as the loop does
+			ev := event.New(j.st.RunID, p)
+			ev.Seq = j.st.LastSeq + 1
+			j.st.Apply(ev)
+		}
+		got, err2 := b.Build(context.Background(), j.st, agent.BuildOptions{})
+		if err2 == nil {
+			t.Fatalf("a request of %d tokens for a budget of %d was built", got.Report.TotalTokens, got.Report.Budget)
+		}
+		err = err2
+	}
+	var f *agent.Failure
+	if !errors.As(err, &f) || f.Class != agent.ClassContext || !strings.Contains(err.Error(), "start a new run") {
+		t.Fatalf("err = %v, want a context failure that says what to do", err)
+	}
+}

@@ -196,6 +196,14 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		rep.Layers = append(rep.Layers, cl)
 	}
 	rep.PrefixHash = hex.EncodeToString(ph.Sum(nil))[:16]
+	if rep.TotalTokens > rep.Budget {
+		// only what is never dropped is left: the person's words (in the
+		// summary too), the instructions, the newest round cut to the bone
+		return nil, rep, &agent.Failure{Class: agent.ClassContext, Err: fmt.Errorf(
+			"the request still takes %d tokens after every compaction, over the budget of %d tokens of a %d-token window: "+
+				"what is left is never dropped (your messages, the instructions, the newest round); start a new run, or raise [context] window in config.toml if the model has a larger one",
+			rep.TotalTokens, rep.Budget, rep.Window)}
+	}
 	if cs := st.Context.Compactions; len(cs) > 0 && cs[len(cs)-1].Seq > st.Context.LastRequestSeq {
 		rep.Compacted = cs[len(cs)-1].Seq
 	}
