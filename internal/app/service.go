@@ -44,6 +44,11 @@ type Service struct {
 
 	mu       sync.Mutex
 	policies map[string]*policy.Policy
+	repoMap  *repoMapper
+	// the background warm-up of the repo map (Close stops it and waits)
+	warmOnce sync.Once
+	warmStop func()
+	warmDone chan struct{}
 }
 
 // Open wires a session for the settings' workspace.
@@ -82,9 +87,11 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		st.Close()
 		return nil, err
 	}
+	rm := &repoMapper{root: set.Workspace, store: st, warn: warn, red: red}
+	s.repoMap = rm
 	cbOpt := contextbuild.Options{
 		Workspace: set.Workspace, Model: set.Model, Window: set.Window, Tools: specs, Redactor: red,
-		RepoMap:            &repoMapper{root: set.Workspace, store: st, warn: warn, red: red},
+		RepoMap:            rm,
 		GlobalInstructions: globalInstructions(),
 	}
 	if p, ok := prov.(*openai.Provider); ok && !strings.HasPrefix(p.BaseURL(), openai.DefaultBaseURL) {
@@ -130,6 +137,21 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	return s, nil
 }
 
+// WarmRepoMap builds the repo map once in the background, so that the
+// first request of an interactive session does not wait for a cold parse
+// of the workspace while the person is still typing. Close stops it.
+func (s *Service) WarmRepoMap() {
+	s.warmOnce.Do(func() {
+		ctx, stop := context.WithCancel(context.Background())
+		s.warmStop, s.warmDone = stop, make(chan struct{})
+		go func() {
+			defer close(s.warmDone)
+			// an error is the first refresh's to report; this only fills caches
+			_, _ = s.repoMap.Map(ctx, contextbuild.RepoMapQuery{Tokens: 256})
+		}()
+	})
+}
+
 // OpenStore opens the journal, with a permission problem of the state
 // directory as a *UsageError (its message names the chmod that fixes it).
 func OpenStore(ctx context.Context, home string) (*store.Store, error) {
@@ -163,6 +185,11 @@ func newProvider(set *Settings) (agent.Provider, error) {
 
 // Close releases the session.
 func (s *Service) Close() {
+	s.warmOnce.Do(func() {}) // no warm-up starts after Close
+	if s.warmStop != nil {
+		s.warmStop()
+		<-s.warmDone
+	}
 	s.cps.Close()
 	s.store.Close()
 }

@@ -242,7 +242,10 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		// the first frame is drawn now; the repo map's cold parse, which
+		// the first request would wait for, starts beside it (once)
+		svc := m.svc
+		return m, func() tea.Msg { svc.WarmRepoMap(); return nil }
 	case approve.DecisionMsg:
 		m.decided(msg)
 		return m, nil
