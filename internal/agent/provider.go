@@ -41,6 +41,11 @@ type Message struct {
 	ToolCalls  []ToolCall // assistant only
 	ToolCallID string     // tool only
 	Name       string     // tool only: the tool's name
+	// CacheBreak marks the end of a stable prefix: a provider with prompt
+	// caching may put a cache breakpoint after this message (the context
+	// builder sets it after L1, after the repo map and after the last
+	// round before the volatile layers). Others ignore it.
+	CacheBreak bool
 }
 
 // ToolCall is a call the model asked for. Arguments are raw, untrusted JSON text.

@@ -356,3 +356,29 @@ func TestPersonMessagesOutgrowTheBudget(t *testing.T) {
 		t.Fatalf("err = %v, want a context failure that says what to do", err)
 	}
 }
+
+// Cache breakpoints mark the stable prefixes: after L1, after the repo map
+// (none here) and after the conversation before the volatile layers; never
+// on the state's own messages.
+func TestCacheBreakpoints(t *testing.T) {
+	ws := t.TempDir()
+	j := newJournal(ws, "go")
+	j.round("read_file", `{"path":"a"}`, "A", event.RiskRead, nil)
+	j.round("read_file", `{"path":"b"}`, "B", event.RiskRead, nil)
+	got := buildLikeTheLoop(t, newBuilder(t, ws, 64_000), j.st)
+	var marks []int
+	for i, m := range got.req.Messages {
+		if m.CacheBreak {
+			marks = append(marks, i)
+		}
+	}
+	// L1, then the first round (the newest one follows L2)
+	if len(marks) != 2 || marks[0] != 0 || got.req.Messages[marks[1]].Role != agent.RoleTool {
+		t.Errorf("breakpoints at %v", marks)
+	}
+	for _, m := range j.st.Messages {
+		if m.CacheBreak {
+			t.Error("a breakpoint leaked into the state")
+		}
+	}
+}

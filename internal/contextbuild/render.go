@@ -149,10 +149,14 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 	b.snippets(h, v, m, snipRoom, l5b)
 
 	msgs := make([]agent.Message, 0, len(l6.msgs)+len(l3.msgs)+8)
-	msgs = append(msgs, l1.msgs...)
-	msgs = append(msgs, l5a.msgs...)
+	msgs = appendBreak(msgs, l1.msgs)
+	msgs = appendBreak(msgs, l5a.msgs)
+	stable := len(msgs)
 	msgs = append(msgs, l6.msgs...)
 	msgs = append(msgs, l3.msgs...)
+	if len(msgs) > stable {
+		msgs[len(msgs)-1].CacheBreak = true // the conversation so far
+	}
 	msgs = append(msgs, l5b.msgs...)
 	msgs = append(msgs, l4.msgs...)
 	msgs = append(msgs, l2.msgs...)
@@ -208,6 +212,17 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		rep.Compacted = cs[len(cs)-1].Seq
 	}
 	return req, rep, nil
+}
+
+// appendBreak appends a layer's messages with a cache breakpoint after the
+// last one (msgs holds copies: the state's messages are not changed).
+func appendBreak(dst, layer []agent.Message) []agent.Message {
+	if len(layer) == 0 {
+		return dst
+	}
+	dst = append(dst, layer...)
+	dst[len(dst)-1].CacheBreak = true
+	return dst
 }
 
 // renderNewest cuts the newest round's outputs until the request fits the
