@@ -206,10 +206,11 @@ func (d *demo) stepRollback(ctx context.Context) error {
 	if err := r.want(0, "agent rollback (the undo)"); err != nil {
 		return err
 	}
-	if after := w.snapshot(); !maps.Equal(before, after) {
+	after := w.snapshot()
+	if !maps.Equal(before, after) {
 		return fmt.Errorf("demo: the undo did not bring the files back: %s", describe(before, after))
 	}
-	n.fact("undo: every file is back as it was before the rollback (main.go says \"Hello, world\", deploy.log is back)")
+	n.fact("undo: every file is back as it was before the rollback (%s)", describe(rolled, after))
 	return nil
 }
 

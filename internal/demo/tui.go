@@ -75,6 +75,8 @@ func (d *demo) tuiEditAndCommand(ctx context.Context) error {
 	if d.opt.Interactive {
 		if ap, ok := find(evs, "approval", editCall); !ok || ap.Decision != "allow" {
 			n.fact("you did not approve the edit, so nothing was written: that is the point of ask mode")
+			d.headCommand()
+			n.fact("skipped: a person's denial ends the turn, so the model never got to the check")
 			return nil
 		}
 	}
@@ -143,11 +145,11 @@ func (d *demo) session(ctx context.Context, o tui.Options, drive func(context.Co
 	}
 	restoreEnv := d.w.isolate()
 	defer restoreEnv()
-	old, err := term.MakeRaw(os.Stdin.Fd())
+	restoreTerm, err := rawInput(os.Stdin)
 	if err != nil {
 		return tui.Result{}, fmt.Errorf("demo: the terminal: %w", err)
 	}
-	defer term.Restore(os.Stdin.Fd(), old)
+	defer restoreTerm()
 
 	pr, pw := io.Pipe()
 	scr := &screen{keys: pw}

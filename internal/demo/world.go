@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"agent/internal/replay"
 )
@@ -70,7 +69,7 @@ func (w *world) build() error {
 			return fmt.Errorf("demo: the repository: %w", err)
 		}
 	}
-	if err := syscall.Mkfifo(w.gate, 0o600); err != nil {
+	if err := mkfifo(w.gate); err != nil {
 		return fmt.Errorf("demo: the release gate: %w", err)
 	}
 	return nil
@@ -181,7 +180,7 @@ func (w *world) openGate(stop <-chan struct{}) error {
 		return nil
 	case <-stop:
 		// Release the opener: a reader of our own lets its open return.
-		if rd, err := os.OpenFile(w.gate, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		if rd, err := openReaderNonblock(w.gate); err == nil {
 			if r := <-got; r.f != nil {
 				r.f.Close()
 			}
