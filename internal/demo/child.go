@@ -189,13 +189,3 @@ func find(evs []event, typ, call string) (event, bool) {
 	}
 	return event{}, false
 }
-
-// last is the last event of typ.
-func last(evs []event, typ string) (event, bool) {
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type == typ {
-			return evs[i], true
-		}
-	}
-	return event{}, false
-}

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -207,12 +206,4 @@ func shortID(id string) string {
 		return id[:12]
 	}
 	return id
-}
-
-// relTo shows p relative to the demo's root, for narration.
-func (w *world) rel(p string) string {
-	if r, err := filepath.Rel(w.root, p); err == nil {
-		return r
-	}
-	return p
 }
