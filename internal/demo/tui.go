@@ -170,6 +170,9 @@ func (d *demo) session(ctx context.Context, o tui.Options, drive func(context.Co
 	var res tui.Result
 	select {
 	case res = <-done:
+		if !d.opt.Interactive && res.Err == nil && ctx.Err() == nil {
+			return res, errors.New("demo: the TUI was closed before the demo was done with it; run agent demo again (--interactive lets you drive, --plain narrates as text)")
+		}
 	case err := <-driven:
 		if err == nil {
 			scr.press("\x03\x03") // ctrl+c twice: the TUI's own quit
