@@ -263,3 +263,17 @@ func TestDemoTUIInTmux(t *testing.T) {
 		t.Errorf("the demo left %v in TMPDIR", left)
 	}
 }
+
+// BenchmarkDemoPlain: the whole `agent demo` in plain text, process start
+// to exit (its children, the stand-in model, the journal, the clean-up).
+// Goal: well under the minute a newcomer is promised.
+func BenchmarkDemoPlain(b *testing.B) {
+	root := b.TempDir()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(agentBin, "demo")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "TMPDIR=" + root}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("agent demo: %v\n%s", err, out)
+		}
+	}
+}
