@@ -112,5 +112,6 @@ request; a call that needs your approval pauses it (exit 3) and
 	})
 	root.AddCommand(loopGC(newRunCmd()), loopGC(newResumeCmd()), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newContextCmd(), newRepomapCmd(), newVersionCmd(), newEvalCmd())
 	root.AddCommand(newRedactCmd(), newExportCmd())
+	root.AddCommand(newDemoCmd())
 	return root
 }
