@@ -46,8 +46,8 @@ func TestDiffMinimality(t *testing.T) {
 	}
 	files := []FileExpect{
 		{Path: "greet.go", Contains: s(`return "Hello, world"`)}, // one line replaced: 2
-		{Path: "VERSION", Exact: s("1.2.0\n")},                    // new file of one line: 1
-		{Path: "old.go", Absent: true},                            // two lines gone: 2
+		{Path: "VERSION", Exact: s("1.2.0\n")},                   // new file of one line: 1
+		{Path: "old.go", Absent: true},                           // two lines gone: 2
 	}
 	minimal, ok := minimalLines(fixture, files)
 	if !ok || minimal != 5 {

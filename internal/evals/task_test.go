@@ -245,7 +245,9 @@ func TestLoadTaskFolder(t *testing.T) {
 	}{
 		{"no fixture", func(d string) { os.RemoveAll(filepath.Join(d, "fixture")) }, "fixture: missing"},
 		{"no turns", func(d string) { os.Remove(filepath.Join(d, "turns.json")) }, "turns.json: missing"},
-		{"bad turns", func(d string) { os.WriteFile(filepath.Join(d, "turns.json"), []byte(`{"turns": [{"txt": "a"}]}`), 0o644) }, "unknown field"},
+		{"bad turns", func(d string) {
+			os.WriteFile(filepath.Join(d, "turns.json"), []byte(`{"turns": [{"txt": "a"}]}`), 0o644)
+		}, "unknown field"},
 		{"old layout", func(d string) {
 			os.RemoveAll(filepath.Join(d, "fixture"))
 			os.Mkdir(filepath.Join(d, "workspace"), 0o755)
