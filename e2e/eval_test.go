@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // evalReport is the part of agent eval --json the tests read.
@@ -397,5 +399,25 @@ func TestEvalLive(t *testing.T) {
 	var unknown evalReport
 	if err := json.Unmarshal([]byte(r.stdout), &unknown); err != nil || len(unknown.Tasks) != 1 || unknown.Tasks[0].CostUSD != nil || unknown.Tasks[0].Tokens.Input == 0 {
 		t.Errorf("an unknown model: %v, %+v", err, unknown.Tasks)
+	}
+}
+
+// On a terminal a progress line per task goes to stderr; stdout keeps the
+// report alone.
+func TestEvalProgressOnTerminal(t *testing.T) {
+	tm := newTmux(t)
+	suite := filepath.Join(repoRoot(), "e2e", "testdata", "evalsuite")
+	out := filepath.Join(t.TempDir(), "out.json")
+	env := append(goEnv(t), "PATH="+os.Getenv("PATH"), "HOME="+t.TempDir(), "AGENT_HOME="+filepath.Join(t.TempDir(), "state"))
+	tm.start(160, 20, env, t.TempDir(), fmt.Sprintf("%q eval %q --shard 1/3 --json > %q; echo EXIT=$?; sleep 60", agentBin, suite, out))
+	screen := tm.wait(`EXIT=\d+`, 90*time.Second)
+	for _, want := range []string{`\[1/3\] pass edit/fix-greeting completed \d+\.\ds`, `\[2/3\] pass \S+`, `\[3/3\] pass \S+`, `EXIT=0`} {
+		if !regexp.MustCompile(want).MatchString(screen) {
+			t.Errorf("the terminal lacks %q:\n%s", want, screen)
+		}
+	}
+	var rep evalReport
+	if err := json.Unmarshal([]byte(readFile(t, out)), &rep); err != nil || len(rep.Tasks) != 3 {
+		t.Errorf("stdout is not the report alone: %v\n%s", err, readFile(t, out))
 	}
 }

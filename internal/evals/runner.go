@@ -63,6 +63,9 @@ type taskRun struct {
 	faults []faultState
 	// journal is the output of agent trace --json, once read.
 	journal []byte
+	// pending is the last tool call of the stream not yet decided or done:
+	// the one a paused run waits on.
+	pending string
 
 	mu     sync.Mutex
 	proc   *os.Process
@@ -241,6 +244,11 @@ func (x *taskRun) drive(ctx context.Context, args []string, decisions *[]Decisio
 			}
 			d := (*decisions)[0]
 			*decisions = (*decisions)[1:]
+			if x.r.opt.Live && x.pending != "" && x.pending != d.Call {
+				// A live model names its calls itself: decisions apply in order.
+				x.res.Notes = append(x.res.Notes, fmt.Sprintf("live: the decision for %s applied to the model's %s", d.Call, x.pending))
+				d.Call = x.pending
+			}
 			args = []string{"resume", x.runID, "--headless", "--json"}
 			if d.Decision == event.Allow {
 				args = append(args, "--approve", d.Call, "--scope", string(d.Scope))
@@ -282,14 +290,23 @@ func (x *taskRun) stretch(ctx context.Context, args []string) (code int, killed 
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for sc.Scan() {
 		var ev struct {
-			Type  event.Type `json:"type"`
-			RunID string     `json:"run_id"`
+			Type   event.Type `json:"type"`
+			RunID  string     `json:"run_id"`
+			CallID string     `json:"call_id"`
 		}
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}
 		if x.runID == "" && ev.RunID != "" {
 			x.runID = ev.RunID
+		}
+		switch ev.Type {
+		case event.ToolCall:
+			x.pending = ev.CallID
+		case event.Approval, event.ToolResult:
+			if ev.CallID == x.pending {
+				x.pending = ""
+			}
 		}
 		x.onEvent(ev.Type)
 	}
