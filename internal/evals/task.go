@@ -426,4 +426,3 @@ func joinQuirks() string {
 	}
 	return strings.Join(s, ", ")
 }
-
