@@ -101,6 +101,14 @@ func (x *taskRun) evaluate(ctx context.Context) {
 	res.Passed = len(res.Failures) == 0
 }
 
+// clip shortens s to n runes, keeping its whitespace (for %q).
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "none"
@@ -126,9 +134,9 @@ func checkFile(f FileExpect, ws map[string][]byte) string {
 	case !ok:
 		return fmt.Sprintf("file %s: missing", f.Path)
 	case f.Exact != nil && string(got) != *f.Exact:
-		return fmt.Sprintf("file %s: content %q, want exactly %q", f.Path, oneLine(string(got), 120), oneLine(*f.Exact, 120))
+		return fmt.Sprintf("file %s: content %q, want exactly %q", f.Path, clip(string(got), 160), clip(*f.Exact, 160))
 	case f.Contains != nil && !bytes.Contains(got, []byte(*f.Contains)):
-		return fmt.Sprintf("file %s: does not contain %q", f.Path, oneLine(*f.Contains, 120))
+		return fmt.Sprintf("file %s: does not contain %q", f.Path, clip(*f.Contains, 160))
 	}
 	return ""
 }

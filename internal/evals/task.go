@@ -268,11 +268,41 @@ type rawAssertion struct {
 	Paths   []string `toml:"paths"`
 }
 
+// knownKeys are the keys of each table of task.toml.
+var knownKeys = map[string]string{
+	"":                 "prompt, description, max_steps, timeout, [policy], [config], [server], [[faults]], [[actions]], [expect]",
+	"policy":           "mode, allow, deny, [[policy.decisions]]",
+	"policy.decisions": "call, decision, note, scope",
+	"config":           "window",
+	"server":           "quirks",
+	"faults":           "kind, at, n, turn",
+	"actions":          "kind, call, checkpoint, conversation, text",
+	"expect":           "status, class, check, files, trace",
+	"expect.files":     "path, contains, exact, absent",
+	"expect.trace":     "assert, call, secrets, n, paths",
+}
+
+// unknownKey says which key is unknown and which keys its table knows.
+func unknownKey(k toml.Key) string {
+	parent := strings.Join(k[:len(k)-1], ".")
+	if known, ok := knownKeys[parent]; ok {
+		where := "at the top level"
+		if parent != "" {
+			where = "of [" + parent + "]"
+		}
+		return fmt.Sprintf("unknown key %q (the keys %s are: %s; see evals/README.md)", k.String(), where, known)
+	}
+	return fmt.Sprintf("unknown key %q (see evals/README.md for the task format)", k.String())
+}
+
 // LoadTask reads and validates the task folder dir, named name in its suite.
 // Every problem is a *TaskError naming the file and the fix.
 func LoadTask(dir, name string) (*Task, error) {
 	file := filepath.Join(dir, "task.toml")
 	bad := func(format string, a ...any) error { return &TaskError{File: file, Msg: fmt.Sprintf(format, a...)} }
+	if err := checkLayout(dir); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, &TaskError{File: file, Msg: "cannot read it", Err: err}
@@ -283,7 +313,7 @@ func LoadTask(dir, name string) (*Task, error) {
 		return nil, &TaskError{File: file, Msg: "not valid TOML: " + err.Error() + " (fix the syntax)", Err: err}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, bad("unknown key %q (see evals/README.md for the task format)", und[0].String())
+		return nil, bad("%s", unknownKey(und[0]))
 	}
 	t := &Task{Name: name, Dir: dir, Prompt: strings.TrimSpace(raw.Prompt), Description: raw.Description,
 		MaxSteps: DefaultMaxSteps, Timeout: DefaultTimeout}
@@ -589,13 +619,26 @@ func cleanRel(p string) (string, error) {
 	return c, nil
 }
 
+// checkLayout refuses the old task layout (workspace/, script.json, a
+// top-level check) with the fix.
+func checkLayout(dir string) error {
+	fixture := filepath.Join(dir, "fixture")
+	if _, err := os.Stat(fixture); err == nil {
+		return nil
+	}
+	for _, old := range []string{"workspace", "script.json"} {
+		if _, err := os.Stat(filepath.Join(dir, old)); err == nil {
+			return &TaskError{File: dir, Msg: "uses the old task layout: rename workspace/ to fixture/ and script.json to turns.json, " +
+				"and move check under [expect] (see evals/README.md)"}
+		}
+	}
+	return nil
+}
+
 // loadFolder checks fixture/ and parses turns.json.
 func loadFolder(t *Task) error {
 	fixture := filepath.Join(t.Dir, "fixture")
 	if st, err := os.Stat(fixture); err != nil || !st.IsDir() {
-		if _, err := os.Stat(filepath.Join(t.Dir, "workspace")); err == nil {
-			return &TaskError{File: fixture, Msg: "missing: this task uses the old layout; rename workspace/ to fixture/ and script.json to turns.json"}
-		}
 		return &TaskError{File: fixture, Msg: "missing: a task needs a fixture/ directory with the files the workspace starts from (it may be empty)"}
 	}
 	turns := filepath.Join(t.Dir, "turns.json")
