@@ -209,7 +209,7 @@ func (j *journal) mostRepeated(start, end int, keep func(*event.ToolResultData) 
 }
 
 // callText names a call for a person: its tool and main argument,
-// `run_command `rm -rf build``; the call id when the call is unknown.
+// for example run_command `rm -rf build`; the call id when the call is unknown.
 func (j *journal) callText(id string) string {
 	c := j.calls[id]
 	if c == nil {
