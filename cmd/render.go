@@ -112,9 +112,17 @@ func describe(ev event.Event) string {
 		for _, p := range d.Ended {
 			line += "; stopped what " + p.CallID + " left running (" + processSummary(p) + ")"
 		}
+		if f := d.Failure; f != nil {
+			line += fmt.Sprintf("; %s failure at seq %d: %s", f.Class, f.Seq, f.Reason)
+		}
 		return line
 	}
 	return string(ev.Type)
+}
+
+// failureLine is the diagnosis of a failed or stopped run, for a person.
+func failureLine(f *event.FailureInfo) string {
+	return fmt.Sprintf("failure class: %s (decided at seq %d): %s", f.Class, f.Seq, f.Reason)
 }
 
 // compactionLine is one line of a compaction: why, the tokens it saved,
