@@ -106,6 +106,7 @@ then its check command runs in the workspace. See evals/README.md.`,
 	}
 	c.Flags().Float64Var(&minSuccess, "min-success", 0, "exit 1 when the fraction of tasks that pass is below this")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the results as one JSON array")
+	c.AddCommand(newEvalCaptureCmd())
 	return c
 }
 
