@@ -118,8 +118,8 @@ func TestRunFinishedCarriesFailure(t *testing.T) {
 			},
 		},
 		{
-			name:   "a person's denial without a note",
-			script: `{"turns": [{"tool_calls": [{"id": "c1", "name": "run_command", "arguments": "{\"command\":\"rm -rf build\"}"}]}, {"text": "ok"}]}`,
+			name:     "a person's denial without a note",
+			script:   `{"turns": [{"tool_calls": [{"id": "c1", "name": "run_command", "arguments": "{\"command\":\"rm -rf build\"}"}]}, {"text": "ok"}]}`,
 			approver: personDenies{}, status: event.StatusStopped, class: event.ClassPermission,
 			reason: "the person denied run_command `rm -rf build` and stopped the turn",
 			at: func(ev *event.Event) bool {
@@ -128,8 +128,8 @@ func TestRunFinishedCarriesFailure(t *testing.T) {
 			},
 		},
 		{
-			name:   "--max-steps",
-			script: `{"turns": [{"tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{\"path\":\"a.txt\"}"}]}, {"text": "done"}]}`,
+			name:     "--max-steps",
+			script:   `{"turns": [{"tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{\"path\":\"a.txt\"}"}]}, {"text": "done"}]}`,
 			maxSteps: 1, status: event.StatusFailed, class: event.ClassRuntime, reason: "--max-steps 1",
 			at: func(ev *event.Event) bool { return ev.Type == event.Error },
 		},

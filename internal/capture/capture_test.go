@@ -68,7 +68,9 @@ func (failing) Describe() string { return "a failing source" }
 
 type upper struct{}
 
-func (upper) Redact(s string) string { return strings.ReplaceAll(s, "sk-live-123", "[REDACTED:key:ab12]") }
+func (upper) Redact(s string) string {
+	return strings.ReplaceAll(s, "sk-live-123", "[REDACTED:key:ab12]")
+}
 
 // askRun is a run under ask: a person allowed one command for the run,
 // denied another with a note, then denied a third without one (which
