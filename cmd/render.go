@@ -120,11 +120,6 @@ func describe(ev event.Event) string {
 	return string(ev.Type)
 }
 
-// failureLine is the diagnosis of a failed or stopped run, for a person.
-func failureLine(f *event.FailureInfo) string {
-	return fmt.Sprintf("failure class: %s (decided at seq %d): %s", f.Class, f.Seq, f.Reason)
-}
-
 // compactionLine is one line of a compaction: why, the tokens it saved,
 // and how far the summary reaches.
 func compactionLine(d *event.CompactionData) string {
