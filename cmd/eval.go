@@ -1,216 +1,236 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"text/tabwriter"
-	"time"
+	"strings"
+	"sync"
 
-	"github.com/BurntSushi/toml"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+
+	"agent/internal/app"
+	"agent/internal/atomicfile"
+	"agent/internal/evals"
 )
 
-// evalTask is an evals/<name>/task.toml.
-type evalTask struct {
-	Prompt   string `toml:"prompt"`
-	Check    string `toml:"check"`
-	Approval string `toml:"approval"`
-	MaxSteps int    `toml:"max_steps"`
-}
-
-// evalResult is one task's outcome, as --json prints it.
-type evalResult struct {
-	Name     string  `json:"name"`
-	Passed   bool    `json:"passed"`
-	Status   string  `json:"status"` // the run's status
-	Exit     int     `json:"exit"`   // the run's exit code
-	Check    string  `json:"check"`  // "ok", or why the check failed
-	Steps    int     `json:"steps"`
-	Calls    int     `json:"tool_calls"`
-	Seconds  float64 `json:"seconds"`
-	RunError string  `json:"run_error,omitempty"`
+// evalFlags are the flags of agent eval.
+type evalFlags struct {
+	minSuccess float64
+	asJSON     bool
+	live       bool
+	shard      string
+	report     string
+	baseline   string
+	jobs       int
 }
 
 func newEvalCmd() *cobra.Command {
-	var minSuccess float64
-	var asJSON bool
+	var f evalFlags
 	c := &cobra.Command{
 		Use:   "eval [DIR]",
-		Short: "Run the eval suite by mock replay and report; exit 1 under --min-success",
-		Long: `Run every task under DIR (default: evals) by mock replay: the task's workspace/ is
-copied to a temporary directory, its script.json of model turns is played through
-the real loop and tools (agent run --replay, full-auto, a temporary AGENT_HOME),
-then its check command runs in the workspace. See evals/README.md.`,
+		Short: "Run the eval suite through the real loop and report; exit 1 under --min-success",
+		Long: `Run every task under DIR (default: evals): a folder with task.toml, fixture/ and
+turns.json (see evals/README.md). Each task runs in a fresh workspace (the fixture,
+committed to a new git repository), with a fresh AGENT_HOME and XDG_CONFIG_HOME,
+through this agent binary as a subprocess: agent run --json, talking HTTP+SSE to a
+local chat-completions server started here that plays the task's turns.json. Pauses
+for approval are answered from the task's decisions (agent resume --approve/--deny),
+faults applied (SIGKILL of the agent, then agent resume), then the expected outcome,
+files, check command and trace assertions are checked.
+
+--live runs the same tasks against the model you configured (as agent run resolves
+it: flags, OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, config files) instead of
+the turns, and reports cost for known models.
+
+A progress line per task goes to stderr when it is a terminal. The report goes to
+stdout: a table, or with --json one object {tasks, summary}; --report FILE.md
+writes it in markdown; --baseline FILE.json (an earlier --json report) adds a chart
+of every metric against it. --shard I/N runs the tasks whose index in name order is
+I-1 modulo N, so N shards together run every task once.
+
+Exit codes: 0 done, 1 the success rate is under --min-success, 2 a bad flag or a bad
+task (the message names the file and the fix).`,
 		Example: `  agent eval
-  agent eval evals --min-success 1 --json`,
+  agent eval evals --min-success 1 --json > report.json
+  agent eval evals --baseline report.json --report report.md
+  agent eval evals --shard 2/3
+  OPENAI_API_KEY=... agent eval evals/edit --live`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "evals"
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if minSuccess < 0 || minSuccess > 1 {
-				return usageErr("--min-success is a fraction between 0 and 1, e.g. 0.9")
-			}
-			names, err := evalTasks(dir)
-			if err != nil {
-				return err
-			}
-			self, err := os.Executable()
-			if err != nil {
-				return withCode(ExitFailed, fmt.Errorf("find the agent binary: %w", err))
-			}
-			var results []evalResult
-			passed := 0
-			for _, name := range names {
-				r := runEval(cmd.Context(), self, filepath.Join(dir, name), name)
-				if r.Passed {
-					passed++
-				}
-				results = append(results, r)
-				if cmd.Context().Err() != nil {
-					return withCode(ExitInterrupted, cmd.Context().Err())
-				}
-			}
-			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), results); err != nil {
-					return err
-				}
-			} else {
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "TASK\tRESULT\tRUN\tSTEPS\tCALLS\tSECONDS\tCHECK")
-				for _, r := range results {
-					res := "FAIL"
-					if r.Passed {
-						res = "pass"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.2f\t%s\n", r.Name, res, r.Status, r.Steps, r.Calls, r.Seconds, oneLine(r.Check, 60))
-				}
-				tw.Flush()
-			}
-			rate := float64(passed) / float64(len(results))
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d passed, %d failed\n", passed, len(results)-passed)
-			if rate < minSuccess {
-				return withCode(ExitFailed, fmt.Errorf("success rate %.0f%% is under --min-success %.0f%%", 100*rate, 100*minSuccess))
-			}
-			return nil
+			return runEvalSuite(cmd, dir, &f)
 		},
 	}
-	c.Flags().Float64Var(&minSuccess, "min-success", 0, "exit 1 when the fraction of tasks that pass is below this")
-	c.Flags().BoolVar(&asJSON, "json", false, "print the results as one JSON array")
+	fl := c.Flags()
+	fl.Float64Var(&f.minSuccess, "min-success", 0, "exit 1 when the fraction of tasks that pass is below this (0 to 1)")
+	fl.BoolVar(&f.asJSON, "json", false, "print the report as one JSON object {tasks, summary}")
+	fl.BoolVar(&f.live, "live", false, "run against the configured model instead of the tasks' turns (reports cost)")
+	fl.StringVar(&f.shard, "shard", "", "run shard I of N (1-based), e.g. 2/3")
+	fl.StringVar(&f.report, "report", "", "also write the report in markdown to this file")
+	fl.StringVar(&f.baseline, "baseline", "", "an earlier --json report to chart the metrics against")
+	fl.IntVarP(&f.jobs, "jobs", "j", 1, "tasks to run at the same time")
 	c.AddCommand(newEvalCaptureCmd())
 	return c
 }
 
-// evalTasks lists the task directories of dir (those with a task.toml).
-func evalTasks(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+func runEvalSuite(cmd *cobra.Command, dir string, f *evalFlags) error {
+	ctx := cmd.Context()
+	if f.minSuccess < 0 || f.minSuccess > 1 {
+		return usageErr("--min-success %v: want a fraction between 0 and 1, e.g. --min-success 0.9", f.minSuccess)
+	}
+	if f.jobs < 1 {
+		return usageErr("-j %d: want at least 1 task at a time", f.jobs)
+	}
+	var shard evals.Shard
+	if f.shard != "" {
+		s, err := evals.ParseShard(f.shard)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		shard = s
+	}
+	var base *evals.Report
+	if f.baseline != "" {
+		b, err := evals.LoadBaseline(f.baseline)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		base = b
+	}
+	names, err := evals.Discover(dir)
 	if err != nil {
-		return nil, usageErr("eval suite %s: %v (give the directory that holds the tasks, e.g. agent eval evals)", dir, err)
+		return usageErr("%v", err)
 	}
-	var names []string
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), "task.toml")); e.IsDir() && err == nil {
-			names = append(names, e.Name())
+	// Every task is checked before any runs: a typo fails fast, naming the file.
+	var tasks []*evals.Task
+	for _, n := range shard.Select(names) {
+		t, err := evals.LoadTask(evals.TaskDir(dir, n), evals.TaskName(dir, n))
+		if err != nil {
+			return usageErr("%v", err)
 		}
+		tasks = append(tasks, t)
 	}
-	if len(names) == 0 {
-		return nil, usageErr("eval suite %s has no task (a task is a directory with task.toml, script.json and workspace/)", dir)
-	}
-	sort.Strings(names)
-	return names, nil
-}
-
-// runEval runs one task; a broken task is a failed result, not an abort.
-func runEval(ctx context.Context, self, dir, name string) (res evalResult) {
-	res.Name = name
-	start := time.Now()
-	defer func() { res.Seconds = time.Since(start).Seconds() }()
-	var task evalTask
-	md, err := toml.DecodeFile(filepath.Join(dir, "task.toml"), &task)
-	switch {
-	case err != nil:
-		res.Check = "bad task.toml: " + err.Error()
-		return res
-	case len(md.Undecoded()) > 0:
-		res.Check = fmt.Sprintf("bad task.toml: unknown key %q (known: prompt, check, approval, max_steps)", md.Undecoded()[0].String())
-		return res
-	case task.Prompt == "" || task.Check == "":
-		res.Check = "bad task.toml: prompt and check are required"
-		return res
-	}
-	if task.Approval == "" {
-		task.Approval = "full-auto"
-	}
-	tmp, err := os.MkdirTemp("", "agent-eval-")
+	self, err := os.Executable()
 	if err != nil {
-		res.Check = err.Error()
-		return res
+		return withCode(ExitFailed, fmt.Errorf("find the agent binary: %w", err))
 	}
-	defer os.RemoveAll(tmp)
-	ws := filepath.Join(tmp, "workspace")
-	if err := os.CopyFS(ws, os.DirFS(filepath.Join(dir, "workspace"))); err != nil {
-		res.Check = "copy workspace: " + err.Error()
-		return res
-	}
-	script, _ := filepath.Abs(filepath.Join(dir, "script.json"))
-	args := []string{"run", "-C", ws, "--replay", script, "--approval", task.Approval, "--json"}
-	if task.MaxSteps > 0 {
-		args = append(args, "--max-steps", strconv.Itoa(task.MaxSteps))
-	}
-	run := exec.CommandContext(ctx, self, append(args, task.Prompt)...)
-	run.Env = append(os.Environ(), "AGENT_HOME="+filepath.Join(tmp, "state"))
-	var out, stderr bytes.Buffer
-	run.Stdout, run.Stderr = &out, &stderr
-	err = run.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		res.Exit = ee.ExitCode()
-	} else if err != nil {
-		res.Check = "run: " + err.Error()
-		return res
-	}
-	res.Status, res.Steps, res.Calls = lastRunFinished(out.Bytes())
-	if res.Exit != 0 || res.Status != "completed" {
-		res.RunError = lastLine(stderr.String())
-		res.Check = "not checked: the run did not complete"
-		return res
-	}
-	check := exec.CommandContext(ctx, "bash", "-c", task.Check)
-	check.Dir = ws
-	if out, err := check.CombinedOutput(); err != nil {
-		res.Check = fmt.Sprintf("%v: %s", err, lastLine(string(out)))
-		return res
-	}
-	res.Check, res.Passed = "ok", true
-	return res
-}
-
-// lastRunFinished reads status and counters from a --json event stream.
-func lastRunFinished(stream []byte) (status string, steps, calls int) {
-	for _, line := range bytes.Split(stream, []byte("\n")) {
-		var ev struct {
-			Type      string `json:"type"`
-			Status    string `json:"status"`
-			Steps     int    `json:"steps"`
-			ToolCalls int    `json:"tool_calls"`
-		}
-		if json.Unmarshal(line, &ev) == nil && ev.Type == "run_finished" {
-			status, steps, calls = ev.Status, ev.Steps, ev.ToolCalls
+	opt := evals.Options{Bin: self, Env: os.Environ(), Live: f.live}
+	if f.live {
+		if opt.LiveEnv, err = liveEnv(); err != nil {
+			return err
 		}
 	}
-	return status, steps, calls
+	var progress io.Writer
+	if term.IsTerminal(os.Stderr.Fd()) {
+		progress = cmd.ErrOrStderr()
+	}
+	results := runTasks(ctx, evals.NewRunner(opt), tasks, f.jobs, progress)
+	if ctx.Err() != nil {
+		return withCode(ExitInterrupted, ctx.Err())
+	}
+	rep := evals.NewReport(results, f.live, shard)
+	if f.report != "" {
+		if err := writeMarkdownReport(f.report, rep, base); err != nil {
+			return err
+		}
+	}
+	out := cmd.OutOrStdout()
+	if f.asJSON {
+		err = rep.WriteJSON(out)
+	} else {
+		err = rep.WriteText(out, base)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Summary.SuccessRate < f.minSuccess {
+		return withCode(ExitFailed, fmt.Errorf("%d of %d tasks passed: the success rate %.0f%% is under --min-success %.0f%%",
+			rep.Summary.Passed, rep.Summary.Tasks, 100*rep.Summary.SuccessRate, 100*f.minSuccess))
+	}
+	return nil
 }
 
-func lastLine(s string) string {
-	lines := bytes.Split(bytes.TrimSpace([]byte(s)), []byte("\n"))
-	return string(lines[len(lines)-1])
+// runTasks runs the tasks, jobs at a time, printing a progress line per
+// finished task when progress is set. Results keep the tasks' order.
+func runTasks(ctx context.Context, r *evals.Runner, tasks []*evals.Task, jobs int, progress io.Writer) []evals.Result {
+	results := make([]evals.Result, len(tasks))
+	var mu sync.Mutex
+	done := 0
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(jobs, max(len(tasks), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res := r.Run(ctx, tasks[i])
+				mu.Lock()
+				results[i] = res
+				done++
+				if progress != nil {
+					line := fmt.Sprintf("[%d/%d] %s %s %s %.1fs", done, len(tasks), passWord(res.Passed), res.Name, orDash(res.Status), res.Seconds)
+					if !res.Passed && len(res.Failures) > 0 {
+						line += ": " + res.Failures[0]
+					}
+					fmt.Fprintln(progress, oneLine(line, 160))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range tasks {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+func passWord(p bool) string {
+	if p {
+		return "pass"
+	}
+	return "FAIL"
+}
+
+// liveEnv resolves the configured model as agent run does and returns the
+// variables that carry it to each task's run (whose config home is fresh).
+func liveEnv() ([]string, error) {
+	set, warnings, err := app.LoadSettings(app.Flags{}, nil)
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "agent: warning:", w)
+	}
+	if err != nil {
+		var ue *app.UsageError
+		if errors.As(err, &ue) {
+			return nil, usageErr("--live: %v", err)
+		}
+		return nil, withCode(ExitFailed, err)
+	}
+	env := []string{"OPENAI_BASE_URL=" + set.BaseURL, "AGENT_MODEL=" + set.Model}
+	if set.APIKey != "" {
+		env = append(env, "OPENAI_API_KEY="+set.APIKey)
+	}
+	return env, nil
+}
+
+func writeMarkdownReport(file string, rep evals.Report, base *evals.Report) error {
+	var sb strings.Builder
+	if err := rep.WriteMarkdown(&sb, base); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(file, []byte(sb.String()), 0o644); err != nil {
+		return usageErr("--report %s: %v (give a writable path)", file, err)
+	}
+	return nil
 }
