@@ -46,13 +46,9 @@ func (e *env) capture(id, dir string) string {
 }
 
 // evalCaptured runs agent eval on the suite dir and returns the status and
-// class it reports for its one task. It skips while `agent eval` is the old
-// engine, which cannot read the task format (h/evals brings the new one).
+// class it reports for its one task.
 func (e *env) evalCaptured(t *testing.T, dir string) (status, class string) {
 	t.Helper()
-	if h := e.run("eval", "--help"); !strings.Contains(h.stdout, "--shard") {
-		t.Skip("agent eval is not yet the engine of the task format (turns.json, fixture/): runs once h/evals is merged")
-	}
 	r := e.run("eval", dir, "--json")
 	var rep struct {
 		Tasks []struct {
