@@ -324,3 +324,21 @@ func TestReasonIsOneLine(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// The cost of a diagnosis at the end of a long failed run (1000 tool calls).
+func BenchmarkClassifyLongRun(b *testing.B) {
+	j := &journal{}
+	j.start("full-auto")
+	for i := range 1000 {
+		id := "c" + string(rune('a'+i%26)) + string(rune('a'+i/26%26))
+		j.turn(i+1, id, "run_command", map[string]any{"command": "go test ./..."})
+		j.add(&event.ToolResultData{CallID: id, Status: event.ResultOK, Output: strings.Repeat("ok\n", 50)})
+	}
+	j.fail(event.ClassRuntime, "reached --max-steps 1000 without a final answer")
+	b.ReportAllocs()
+	for b.Loop() {
+		if diagnose.Classify(event.StatusFailed, j.evs) == nil {
+			b.Fatal("no diagnosis")
+		}
+	}
+}
