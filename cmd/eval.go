@@ -76,6 +76,7 @@ task (the message names the file and the fix).`,
 	fl.StringVar(&f.report, "report", "", "also write the report in markdown to this file")
 	fl.StringVar(&f.baseline, "baseline", "", "an earlier --json report to chart the metrics against")
 	fl.IntVarP(&f.jobs, "jobs", "j", 1, "tasks to run at the same time")
+	c.AddCommand(newEvalCaptureCmd())
 	return c
 }
 

@@ -112,6 +112,9 @@ func describe(ev event.Event) string {
 		for _, p := range d.Ended {
 			line += "; stopped what " + p.CallID + " left running (" + processSummary(p) + ")"
 		}
+		if f := d.Failure; f != nil {
+			line += fmt.Sprintf("; %s failure at seq %d: %s", f.Class, f.Seq, f.Reason)
+		}
 		return line
 	}
 	return string(ev.Type)

@@ -635,6 +635,7 @@ func (r *Runner) finish(ctx context.Context, st *State, out Outcome) Outcome {
 	if err := r.record(wctx, st, &event.RunFinishedData{
 		Status: out.Status, Steps: st.Step, ToolCalls: st.ToolCalls,
 		Tokens: event.TokenCount{Input: st.Tokens.Input, Output: st.Tokens.Output}, Answer: out.Answer, Ended: ended,
+		Failure: r.diagnose(wctx, st, out.Status),
 	}); err != nil && out.Err == nil {
 		out.Err = err
 	}

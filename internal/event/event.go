@@ -314,6 +314,17 @@ type RunFinishedData struct {
 	// Ended lists what the run's commands left running that the end of this
 	// stretch of the run stopped.
 	Ended []ProcessReport `json:"ended,omitempty"`
+	// Failure is the diagnosis of a failed or stopped run (internal/diagnose):
+	// nil for every other status.
+	Failure *FailureInfo `json:"failure,omitempty"`
+}
+
+// FailureInfo is why a run failed or stopped: its class, the seq of the
+// event that decided it and one line for a person.
+type FailureInfo struct {
+	Class  Class  `json:"class"`
+	Seq    int64  `json:"seq"`
+	Reason string `json:"reason"`
 }
 
 // NewPayload returns a pointer to the zero payload of t, or an error for an

@@ -307,6 +307,9 @@ func (t *transcriptState) apply(ev event.Event) {
 				t.notice("stopped what %s left running: %d process(es)", p.CallID, len(p.Processes))
 			}
 		}
+		if f := d.Failure; f != nil {
+			t.warn("%s: %s failure at event %d: %s", d.Status, f.Class, f.Seq, f.Reason)
+		}
 	}
 }
 
