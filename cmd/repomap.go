@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"agent/internal/app"
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -78,6 +79,9 @@ signature}]}], text, stats}, files in rank order.`,
 				if err != nil {
 					return withCode(ExitFailed, err)
 				}
+				// The command's rows are written as the engine has them (no
+				// redacting Put), and so is its snapshot.
+				c.EnableSnapshot(nil)
 				opts.Cache = softFlush{c}
 			}
 			m, err := repomap.Build(cmd.Context(), opts)
@@ -115,6 +119,15 @@ type softFlush struct{ *store.RepomapCache }
 func (s softFlush) Flush() error {
 	if err := s.RepomapCache.Flush(); err != nil {
 		fmt.Fprintf(os.Stderr, "agent: warning: the repo map cache was not saved (the next run parses again): %v\n", err)
+	}
+	return nil
+}
+
+// WriteSnapshot turns a failed snapshot write into a warning too: the next
+// run reads the rows instead.
+func (s softFlush) WriteSnapshot(ctx context.Context, data []byte) error {
+	if err := s.RepomapCache.WriteSnapshot(ctx, data); err != nil {
+		fmt.Fprintf(os.Stderr, "agent: warning: the repo map snapshot was not saved (the next run reads the cache rows): %v\n", err)
 	}
 	return nil
 }

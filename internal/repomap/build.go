@@ -63,6 +63,10 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	}
 	layout := newGoLayout(root, tr.others, goDirs(tr.sources))
 	ri := b.index(root, layout.key)
+	ss, _ := opts.Cache.(SnapshotStore)
+	if ss != nil && ri.snap == snapUnknown {
+		b.readSnapshot(ctx, ss, root, layout.key, ri)
+	}
 	st, err := b.load(ctx, tr.sources, ri, layout, opts.Cache, workers)
 	if err != nil {
 		return nil, err
@@ -87,6 +91,12 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	muls := b.in.muls[:n:n]
 	r := &run{root: root, opts: opts, live: live, comp: comp, ids: n, name: b.in.name, qi: parseQuery(opts.Query), hist: &b.history}
 	r.personalize(ctx, tr)
+	if ss != nil && b.snapshotStale(root, ri, len(tr.sources)) && ctx.Err() == nil {
+		// after personalize: the snapshot keeps the history it read
+		if err := b.writeSnapshot(ctx, ss, root, ri); err != nil {
+			return nil, err
+		}
+	}
 
 	res := newResolver(live)
 	imports := make([][]int32, len(live))
