@@ -19,9 +19,10 @@ import (
 // edits writes one cache row per edited file and no snapshot.
 //
 // Everything a snapshot holds passes through the store's redaction first
-// (SnapshotStore.RedactSnapshot): signatures, route patterns, package
-// names, long imports, long identifiers and package paths, as the cache
-// rows are redacted.
+// (SnapshotStore.RedactSnapshot): signatures, route patterns and package
+// names whole; imports, identifiers (defined or referenced), parents and
+// package paths of 16 bytes or more — what the app redacts in a cache row,
+// and the definitions' names besides.
 
 // ErrSnapshotsOff is what a SnapshotStore's ReadSnapshot returns when the
 // store keeps no snapshot for this cache: the Builder then neither reads
@@ -130,8 +131,8 @@ func redactTags(fi *fileInfo, red func(string) string) *fileInfo {
 		Package: red(fi.Package), Defs: make([]Tag, len(fi.defs))}
 	for i := range fi.defs {
 		d := &fi.defs[i]
-		t.Defs[i] = Tag{Name: fi.name(d), Kind: fi.kind(d), Line: int(d.line), Signature: red(fi.sig(d)),
-			Parent: fi.parent(d), Depth: int(d.depth)}
+		t.Defs[i] = Tag{Name: redactLong(fi.name(d), red), Kind: fi.kind(d), Line: int(d.line), Signature: red(fi.sig(d)),
+			Parent: redactLong(fi.parent(d), red), Depth: int(d.depth)}
 	}
 	for _, imp := range fi.Imports {
 		t.Imports = append(t.Imports, redactLong(imp, red))

@@ -539,6 +539,7 @@ func decodeFiles(r *snapReader, root string, in *interner) map[string]*fileEntry
 	nids := int32(in.n())
 	files := make(map[string]*fileEntry, nf)
 	entries := make([]fileEntry, nf)
+	var used []bool
 	infos := make([]fileInfo, nf)
 	for i := range nf {
 		rel := r.str()
@@ -590,7 +591,7 @@ func decodeFiles(r *snapReader, root string, in *interner) map[string]*fileEntry
 			c.udefs = r.i32s(nids)
 			c.refs = r.i32s(nids)
 			c.refW = r.f32s(len(c.refs))
-			if len(c.defIDs) != len(fi.defs) {
+			if len(c.defIDs) != len(fi.defs) || !increasing(c.udefs) || !increasing(c.refs) || !setOf(c.udefs, c.defIDs, &used) {
 				r.fail("definition ids")
 			}
 			e.comp = c
@@ -607,4 +608,31 @@ func decodeFiles(r *snapReader, root string, in *interner) map[string]*fileEntry
 		files[abs] = e
 	}
 	return files
+}
+
+func increasing(s []int32) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] <= s[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// setOf reports whether the sorted u holds exactly the values of ids, as
+// compile makes udefs; used is scratch space.
+func setOf(u, ids []int32, used *[]bool) bool {
+	*used = append((*used)[:0], make([]bool, len(u))...)
+	n := 0
+	for _, id := range ids {
+		j, ok := findID(u, id)
+		if !ok {
+			return false
+		}
+		if !(*used)[j] {
+			(*used)[j] = true
+			n++
+		}
+	}
+	return n == len(u)
 }
