@@ -4,6 +4,7 @@ import (
 	"agent/internal/app"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -125,8 +126,8 @@ func (s softFlush) Flush() error {
 
 // WriteSnapshot turns a failed snapshot write into a warning too: the next
 // run reads the rows instead.
-func (s softFlush) WriteSnapshot(ctx context.Context, data []byte) error {
-	if err := s.RepomapCache.WriteSnapshot(ctx, data); err != nil {
+func (s softFlush) WriteSnapshot(ctx context.Context, write func(io.Writer) error) error {
+	if err := s.RepomapCache.WriteSnapshot(ctx, write); err != nil {
 		fmt.Fprintf(os.Stderr, "agent: warning: the repo map snapshot was not saved (the next run reads the cache rows): %v\n", err)
 	}
 	return nil

@@ -91,12 +91,6 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	muls := b.in.muls[:n:n]
 	r := &run{root: root, opts: opts, live: live, comp: comp, ids: n, name: b.in.name, qi: parseQuery(opts.Query), hist: &b.history}
 	r.personalize(ctx, tr)
-	if ss != nil && b.snapshotStale(root, ri, len(tr.sources)) && ctx.Err() == nil {
-		// after personalize: the snapshot keeps the history it read
-		if err := b.writeSnapshot(ctx, ss, root, ri); err != nil {
-			return nil, err
-		}
-	}
 
 	res := newResolver(live)
 	imports := make([][]int32, len(live))
@@ -136,6 +130,13 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	ft := fit(ctr, budget, share, items, &mapRenderer{live: live, cands: cands, fileRank: rk.fileRank})
 	if ft.files == nil {
 		ft.files = []File{}
+	}
+	if ss != nil && ctx.Err() == nil && b.snapshotStale(root, ri, len(tr.sources)) {
+		// last: the ranking's memory is garbage by now, and the snapshot
+		// keeps the history personalize read
+		if err := b.writeSnapshot(ctx, ss, root, ri); err != nil {
+			return nil, err
+		}
 	}
 	return &Map{
 		Budget: budget,

@@ -53,7 +53,13 @@ func rank(in rankInput) ranking {
 		}
 	}
 	local := make([]int32, in.ids)
-	var mul []float64
+	nd := 0
+	for _, dc := range defCount {
+		if dc != 0 {
+			nd++
+		}
+	}
+	mul := make([]float64, 0, nd)
 	nl := int32(0)
 	for id, dc := range defCount {
 		if dc == 0 {
@@ -88,8 +94,12 @@ func rank(in rankInput) ranking {
 
 	// edges
 	offs := make([]int32, n+1)
-	var eLocal []int32
-	var eW []float64
+	ne := 0
+	for _, c := range in.comp {
+		ne += len(c.refs) // at most one edge per reference
+	}
+	eLocal := make([]int32, 0, ne)
+	eW := make([]float64, 0, ne)
 	selfW := make([][]float64, n) // per file, parallel to udefs
 	W := make([]float64, n)
 	for r, c := range in.comp {

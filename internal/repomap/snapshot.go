@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -38,7 +39,7 @@ var ErrSnapshotsOff = errors.New("repomap: snapshots are off for this cache")
 // nothing to hide.
 type SnapshotStore interface {
 	ReadSnapshot(ctx context.Context) ([]byte, error)
-	WriteSnapshot(ctx context.Context, data []byte) error
+	WriteSnapshot(ctx context.Context, write func(io.Writer) error) error
 	RedactSnapshot(s string) string
 }
 
@@ -116,8 +117,10 @@ func (b *Builder) readSnapshot(ctx context.Context, ss SnapshotStore, root, layo
 
 // writeSnapshot encodes ri and the Builder's table and hands them to ss.
 func (b *Builder) writeSnapshot(ctx context.Context, ss SnapshotStore, root string, ri *rootIndex) error {
-	data := encodeSnapshot(b.in, root, ri, &b.history, ss.RedactSnapshot)
-	if err := ss.WriteSnapshot(ctx, data); err != nil {
+	err := ss.WriteSnapshot(ctx, func(w io.Writer) error {
+		return encodeSnapshot(w, b.in, root, ri, &b.history, ss.RedactSnapshot)
+	})
+	if err != nil {
 		return fmt.Errorf("repomap: save snapshot: %w", err)
 	}
 	ri.snap, ri.patched = snapSynced, 0

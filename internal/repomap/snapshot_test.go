@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,15 +20,14 @@ import (
 // the Builder asks of it.
 type snapCache struct {
 	*MemCache
-	mu             sync.Mutex
-	data           []byte
-	reads, writes  int
-	gets           int
-	redact         func(string) string
-	off            bool
-	failWrite      error
-	forgotten      []string
-	lastWriteBytes int
+	mu            sync.Mutex
+	data          []byte
+	reads, writes int
+	gets          int
+	redact        func(string) string
+	off           bool
+	failWrite     error
+	forgotten     []string
 }
 
 func newSnapCache() *snapCache { return &snapCache{MemCache: NewMemCache()} }
@@ -61,15 +61,18 @@ func (c *snapCache) ReadSnapshot(context.Context) ([]byte, error) {
 	return bytes.Clone(c.data), nil
 }
 
-func (c *snapCache) WriteSnapshot(_ context.Context, data []byte) error {
+func (c *snapCache) WriteSnapshot(_ context.Context, write func(io.Writer) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.failWrite != nil {
 		return c.failWrite
 	}
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
 	c.writes++
-	c.data = bytes.Clone(data)
-	c.lastWriteBytes = len(data)
+	c.data = buf.Bytes()
 	return nil
 }
 
@@ -233,7 +236,8 @@ func TestSnapshotRewrittenPastThePatchLimit(t *testing.T) {
 // resum recomputes a snapshot's checksum after the test altered it, so
 // that only the content checks stand between it and the Builder.
 func resum(data []byte) {
-	binary.LittleEndian.PutUint32(data[12:], crc32.Checksum(data[snapshotHeader:], castagnoli))
+	end := len(data) - snapshotTrailer
+	binary.LittleEndian.PutUint32(data[end:], crc32.Checksum(data[snapshotHeader:end], castagnoli))
 }
 
 func TestDamagedSnapshotIsRebuilt(t *testing.T) {
@@ -320,7 +324,7 @@ func TestCraftedSnapshotNeverPanics(t *testing.T) {
 	}
 	snap := good.data
 	step := max(1, len(snap)/1500)
-	for at := snapshotHeader; at < len(snap); at += step {
+	for at := snapshotHeader; at < len(snap)-snapshotTrailer; at += step {
 		for _, x := range []byte{0x01, 0x80, 0xff} {
 			d := bytes.Clone(snap)
 			d[at] ^= x

@@ -79,7 +79,7 @@ func (c *RepomapCache) ReadSnapshot(ctx context.Context) ([]byte, error) {
 // atomically, then writes the buffered rows and deletes the rows of files
 // that no longer exist (the sweep a build taking its index from the
 // snapshot leaves for this moment).
-func (c *RepomapCache) WriteSnapshot(ctx context.Context, data []byte) error {
+func (c *RepomapCache) WriteSnapshot(ctx context.Context, write func(io.Writer) error) error {
 	if !c.snapOn {
 		return repomap.ErrSnapshotsOff
 	}
@@ -91,7 +91,7 @@ func (c *RepomapCache) WriteSnapshot(ctx context.Context, data []byte) error {
 	if err := root.Mkdir(snapshotDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("repomap snapshot: %w", err)
 	}
-	if err := atomicfile.WriteIn(root, c.snapshotName(), data, 0o600); err != nil {
+	if err := atomicfile.StreamIn(root, c.snapshotName(), 0o600, write); err != nil {
 		return fmt.Errorf("repomap snapshot: %w", err)
 	}
 	c.mu.Lock()
