@@ -1,6 +1,7 @@
 package repomap
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ import (
 // edits writes one cache row per edited file and no snapshot.
 //
 // Everything a snapshot holds passes through the store's redaction first
-// (SnapshotStore.RedactSnapshot): signatures, route patterns and package
+// (SnapshotStore.SnapshotRedactor): signatures, route patterns and package
 // names whole; imports, identifiers (defined or referenced), parents and
 // package paths of 16 bytes or more — what the app redacts in a cache row,
 // and the definitions' names besides.
@@ -33,14 +34,15 @@ var ErrSnapshotsOff = errors.New("repomap: snapshots are off for this cache")
 // SnapshotStore is implemented by caches that can keep one snapshot per
 // root. ReadSnapshot returns the snapshot's bytes, which the Builder then
 // keeps and the store must not reuse (fs.ErrNotExist when there is none,
-// ErrSnapshotsOff when snapshots are off); WriteSnapshot
-// replaces it atomically. RedactSnapshot is applied to the text a snapshot
-// would persist (see the comment above); it returns s when there is
-// nothing to hide.
+// ErrSnapshotsOff when snapshots are off). WriteSnapshot replaces it
+// atomically with what write writes; an error from write leaves the old
+// one. SnapshotRedactor returns the function applied to the text a
+// snapshot persists (see the comment above), nil when there is nothing to
+// hide.
 type SnapshotStore interface {
 	ReadSnapshot(ctx context.Context) ([]byte, error)
 	WriteSnapshot(ctx context.Context, write func(io.Writer) error) error
-	RedactSnapshot(s string) string
+	SnapshotRedactor() func(string) string
 }
 
 // snapshotStale says whether the build that just ran should rewrite the
@@ -118,7 +120,7 @@ func (b *Builder) readSnapshot(ctx context.Context, ss SnapshotStore, root, layo
 // writeSnapshot encodes ri and the Builder's table and hands them to ss.
 func (b *Builder) writeSnapshot(ctx context.Context, ss SnapshotStore, root string, ri *rootIndex) error {
 	err := ss.WriteSnapshot(ctx, func(w io.Writer) error {
-		return encodeSnapshot(w, b.in, root, ri, &b.history, ss.RedactSnapshot)
+		return encodeSnapshot(w, b.in, root, ri, &b.history, ss.SnapshotRedactor())
 	})
 	if err != nil {
 		return fmt.Errorf("repomap: save snapshot: %w", err)
@@ -155,19 +157,31 @@ func redactLong(s string, red func(string) string) string {
 	return s
 }
 
-// sortedKeys returns the key indices of in sorted by full key, with the
-// keys as red makes them.
+// sortedKeys returns the key indices sorted by full key.
 func sortedKeys(keys []string, dot []bool) []int32 {
 	idx := make([]int32, len(keys))
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	full := func(k int32) string {
-		if dot[k] {
-			return "." + keys[k]
-		}
-		return keys[k]
-	}
-	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(full(a), full(b)) })
+	slices.SortFunc(idx, func(a, b int32) int { return cmpFull(keys[a], dot[a], keys[b], dot[b]) })
 	return idx
+}
+
+// cmpFull compares two keys as interned: a bare name, or "." + name when
+// dot is set (without building that string).
+func cmpFull(a string, da bool, b string, db bool) int {
+	switch {
+	case da == db:
+		return strings.Compare(a, b)
+	case db:
+		return -cmpFull(b, db, a, da)
+	}
+	// "." + a against b
+	if b == "" {
+		return 1
+	}
+	if c := cmp.Compare('.', b[0]); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b[1:])
 }

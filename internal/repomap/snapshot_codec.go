@@ -608,10 +608,7 @@ func decodeInterner(r *snapReader, gen uint64) *interner {
 
 // cmpKeys compares key indices a and b by full key.
 func (in *interner) cmpKeys(a, b int32) int {
-	if in.dot[a] != in.dot[b] {
-		return in.cmpKey(a, in.fullKey(b))
-	}
-	return strings.Compare(in.keys[a], in.keys[b])
+	return cmpFull(in.keys[a], in.dot[a], in.keys[b], in.dot[b])
 }
 
 func decodeFiles(r *snapReader, root string, in *interner) map[string]*fileEntry {

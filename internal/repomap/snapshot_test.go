@@ -76,12 +76,7 @@ func (c *snapCache) WriteSnapshot(_ context.Context, write func(io.Writer) error
 	return nil
 }
 
-func (c *snapCache) RedactSnapshot(s string) string {
-	if c.redact == nil {
-		return s
-	}
-	return c.redact(s)
-}
+func (c *snapCache) SnapshotRedactor() func(string) string { return c.redact }
 
 // sameMap fails unless two maps render and report the same, stats aside.
 func sameMap(t *testing.T, what string, want, got *Map) {
@@ -396,3 +391,40 @@ func TestSnapshotsOffAndFailedWrite(t *testing.T) {
 }
 
 func debugStack() []byte { return debug.Stack() }
+
+// TestSnapshotTableFindsEveryName checks the bisected table against the
+// maps it replaces: every name and scoped name of a snapshot's table is
+// found again with its id, and nothing is added.
+func TestSnapshotTableFindsEveryName(t *testing.T) {
+	root := writeDemo(t)
+	b := new(Builder)
+	c := newSnapCache()
+	if _, err := b.Build(context.Background(), Options{Root: root, Cache: c}); err != nil {
+		t.Fatal(err)
+	}
+	want := b.in
+	s, err := decodeSnapshot(c.data, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.in
+	if got.n() != want.n() || len(got.ids) != 0 {
+		t.Fatalf("decoded table: %d ids (%d in maps), want %d, all in the base", got.n(), len(got.ids), want.n())
+	}
+	for name, id := range want.ids {
+		if v := got.id(name); v != id {
+			t.Errorf("id(%q) = %d, want %d", name, v, id)
+		}
+	}
+	for k, id := range want.scoped {
+		if v, ok := got.baseScoped(k); !ok || v != id {
+			t.Errorf("scoped %v = %d %v, want %d", k, v, ok, id)
+		}
+	}
+	if got.n() != want.n() {
+		t.Fatalf("lookups added %d ids", got.n()-want.n())
+	}
+	if v := got.id(".noSuchMember"); v != int32(want.n()) {
+		t.Fatalf("a new name got id %d, want %d", v, want.n())
+	}
+}

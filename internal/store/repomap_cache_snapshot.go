@@ -103,10 +103,5 @@ func (c *RepomapCache) WriteSnapshot(ctx context.Context, write func(io.Writer) 
 	return c.FlushContext(ctx)
 }
 
-// RedactSnapshot implements repomap.SnapshotStore.
-func (c *RepomapCache) RedactSnapshot(s string) string {
-	if c.snapRedact == nil {
-		return s
-	}
-	return c.snapRedact(s)
-}
+// SnapshotRedactor implements repomap.SnapshotStore.
+func (c *RepomapCache) SnapshotRedactor() func(string) string { return c.snapRedact }
