@@ -1,7 +1,6 @@
 package repomap
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -374,15 +373,25 @@ func private(name, lang string) bool {
 }
 
 func topRecent(m map[string]float64, n int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	// the n best by weight, then name: a pass with a short sorted list
+	// rather than a sort of the whole history
+	if n <= 0 {
+		return nil
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if c := cmp.Compare(m[b], m[a]); c != 0 {
-			return c
+	better := func(a, b string) bool { return m[a] > m[b] || m[a] == m[b] && a < b }
+	top := make([]string, 0, n+1)
+	for k := range m {
+		if len(top) == n && !better(k, top[n-1]) {
+			continue
 		}
-		return strings.Compare(a, b)
-	})
-	return keys[:min(n, len(keys))]
+		i := len(top)
+		for i > 0 && better(k, top[i-1]) {
+			i--
+		}
+		top = slices.Insert(top, i, k)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	return top
 }

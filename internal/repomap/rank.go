@@ -2,6 +2,7 @@ package repomap
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -215,11 +216,18 @@ func rank(in rankInput) ranking {
 	out := ranking{fileRank: p, defScore: make([][]float64, n), defCount: defCount}
 	for d, c := range in.comp {
 		scores := make([]float64, len(c.defIDs))
+		self := slices.ContainsFunc(selfW[d], func(w float64) bool { return w > 0 })
 		for k, id := range c.defIDs {
-			v := S[local[id]-1]
+			l := local[id]
+			if l == 0 {
+				continue // not among the definitions (only a damaged snapshot says so)
+			}
+			v := S[l-1]
 			// subtract d's own share, found by binary search in udefs
-			if j, ok := findID(c.udefs, id); ok && selfW[d][j] > 0 {
-				v -= p[d] / W[d] * selfW[d][j]
+			if self {
+				if j, ok := findID(c.udefs, id); ok && selfW[d][j] > 0 {
+					v -= p[d] / W[d] * selfW[d][j]
+				}
 			}
 			scores[k] = max(v, 0)
 		}

@@ -616,7 +616,6 @@ func decodeFiles(r *snapReader, root string, in *interner) map[string]*fileEntry
 	nids := int32(in.n())
 	files := make(map[string]*fileEntry, nf)
 	entries := make([]fileEntry, nf)
-	var used []bool
 	infos := make([]fileInfo, nf)
 	for i := range nf {
 		rel := r.str()
@@ -668,7 +667,7 @@ func decodeFiles(r *snapReader, root string, in *interner) map[string]*fileEntry
 			c.udefs = r.i32s(nids)
 			c.refs = r.i32s(nids)
 			c.refW = r.f32s(len(c.refs))
-			if len(c.defIDs) != len(fi.defs) || !increasing(c.udefs) || !increasing(c.refs) || !setOf(c.udefs, c.defIDs, &used) {
+			if len(c.defIDs) != len(fi.defs) || !increasing(c.udefs) || !increasing(c.refs) {
 				r.fail("definition ids")
 			}
 			e.comp = c
@@ -694,22 +693,4 @@ func increasing(s []int32) bool {
 		}
 	}
 	return true
-}
-
-// setOf reports whether the sorted u holds exactly the values of ids, as
-// compile makes udefs; used is scratch space.
-func setOf(u, ids []int32, used *[]bool) bool {
-	*used = append((*used)[:0], make([]bool, len(u))...)
-	n := 0
-	for _, id := range ids {
-		j, ok := findID(u, id)
-		if !ok {
-			return false
-		}
-		if !(*used)[j] {
-			(*used)[j] = true
-			n++
-		}
-	}
-	return n == len(u)
 }
