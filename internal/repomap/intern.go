@@ -63,14 +63,6 @@ func (in *interner) cmpKey(k int32, s string) int {
 	return strings.Compare(in.keys[k], s)
 }
 
-// fullKey is key index k as it was interned.
-func (in *interner) fullKey(k int32) string {
-	if in.dot[k] {
-		return "." + in.keys[k]
-	}
-	return in.keys[k]
-}
-
 func (in *interner) baseID(s string) (int32, bool) {
 	bn := in.base.byName
 	i := sort.Search(len(bn), func(i int) bool { return in.cmpKey(bn[i], s) >= 0 })

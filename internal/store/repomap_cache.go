@@ -15,10 +15,15 @@ import (
 )
 
 // RepomapCache is the repo map's tag cache for one root, kept in the
-// repomap_tags table. It implements repomap.Cache, repomap.Scanner and
-// repomap.Flusher, and holds in memory only the rows' keys (path, size,
-// mtime) and the rows waiting to be written: the tags live in the table and
-// in the repomap.Builder that compiled them. Scan streams the root's rows,
+// repomap_tags table. It implements repomap.Cache, repomap.Scanner,
+// repomap.Flusher and repomap.SnapshotStore (off until EnableSnapshot:
+// repomap_cache_snapshot.go), and holds in memory only the rows' keys (path,
+// size, mtime; read on first need) and the rows waiting to be written: the
+// tags live in the table and in the repomap.Builder that compiled them.
+// With a snapshot, a Get reads the one row it asks for and the keys are
+// read only to sweep the rows of deleted files when the snapshot is
+// rewritten (a Builder forgets, with Put(nil), a file it drops from a
+// snapshot's index). Scan streams the root's rows,
 // decoding one at a time (a new process's first build); Get reads one row
 // (a file a Builder has not seen yet); Put encodes the tags at once and
 // buffers the row, writing the buffer in one transaction whenever it passes
