@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"agent/internal/app"
+	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,8 +42,9 @@ the o200k_base tokenizer. It is the text the model sees for that request.
 
 The ranking is a personalized PageRank over the files' references: identifiers and
 paths named in --query and the files named with --focus pull the map towards them.
-Extracted tags are cached per file in $AGENT_HOME/agent.db, so a second run parses
-only the files that changed.
+Extracted tags are cached per file in $AGENT_HOME/agent.db, and the whole index of
+the workspace in $AGENT_HOME/repomap/, so a second run reads one file and parses only
+the files that changed.
 
 --json prints {budget, tokens, files: [{path, rank, symbols: [{name, kind, line,
 signature}]}], text, stats}, files in rank order.`,
@@ -78,6 +81,9 @@ signature}]}], text, stats}, files in rank order.`,
 				if err != nil {
 					return withCode(ExitFailed, err)
 				}
+				// The command's rows are written as the engine has them (no
+				// redacting Put), and so is its snapshot.
+				c.EnableSnapshot(nil)
 				opts.Cache = softFlush{c}
 			}
 			m, err := repomap.Build(cmd.Context(), opts)
@@ -115,6 +121,15 @@ type softFlush struct{ *store.RepomapCache }
 func (s softFlush) Flush() error {
 	if err := s.RepomapCache.Flush(); err != nil {
 		fmt.Fprintf(os.Stderr, "agent: warning: the repo map cache was not saved (the next run parses again): %v\n", err)
+	}
+	return nil
+}
+
+// WriteSnapshot turns a failed snapshot write into a warning too: the next
+// run reads the rows instead.
+func (s softFlush) WriteSnapshot(ctx context.Context, write func(io.Writer) error) error {
+	if err := s.RepomapCache.WriteSnapshot(ctx, write); err != nil {
+		fmt.Fprintf(os.Stderr, "agent: warning: the repo map snapshot was not saved (the next run reads the cache rows): %v\n", err)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 
@@ -37,7 +38,16 @@ func TempPattern(base string) string {
 
 // WriteIn replaces name, a slash- or OS-separated path relative to root, with
 // data and mode perm. The parent directory must exist.
-func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	return StreamIn(root, name, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// StreamIn is WriteIn for content too large to hold twice: write fills the
+// temporary file; an error from it leaves the old file in place.
+func StreamIn(root *os.Root, name string, perm fs.FileMode, write func(io.Writer) error) (err error) {
 	name = filepath.Clean(name)
 	dir, base := filepath.Dir(name), filepath.Base(name)
 	if base == "." || base == ".." || base == string(filepath.Separator) {
@@ -56,7 +66,7 @@ func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err err
 			_ = root.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	if err = f.Chmod(perm); err != nil {

@@ -1,7 +1,6 @@
 package repomap
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +62,10 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	}
 	layout := newGoLayout(root, tr.others, goDirs(tr.sources))
 	ri := b.index(root, layout.key)
+	ss, _ := opts.Cache.(SnapshotStore)
+	if ss != nil && ri.snap == snapUnknown {
+		b.readSnapshot(ctx, ss, root, layout.key, ri)
+	}
 	st, err := b.load(ctx, tr.sources, ri, layout, opts.Cache, workers)
 	if err != nil {
 		return nil, err
@@ -126,6 +129,13 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	ft := fit(ctr, budget, share, items, &mapRenderer{live: live, cands: cands, fileRank: rk.fileRank})
 	if ft.files == nil {
 		ft.files = []File{}
+	}
+	if ss != nil && ctx.Err() == nil && b.snapshotStale(root, ri, len(tr.sources)) {
+		// last: the ranking's memory is garbage by now, and the snapshot
+		// keeps the history personalize read
+		if err := b.writeSnapshot(ctx, ss, root, ri); err != nil {
+			return nil, err
+		}
 	}
 	return &Map{
 		Budget: budget,
@@ -363,15 +373,25 @@ func private(name, lang string) bool {
 }
 
 func topRecent(m map[string]float64, n int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	// the n best by weight, then name: a pass with a short sorted list
+	// rather than a sort of the whole history
+	if n <= 0 {
+		return nil
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if c := cmp.Compare(m[b], m[a]); c != 0 {
-			return c
+	better := func(a, b string) bool { return m[a] > m[b] || m[a] == m[b] && a < b }
+	top := make([]string, 0, n+1)
+	for k := range m {
+		if len(top) == n && !better(k, top[n-1]) {
+			continue
 		}
-		return strings.Compare(a, b)
-	})
-	return keys[:min(n, len(keys))]
+		i := len(top)
+		for i > 0 && better(k, top[i-1]) {
+			i--
+		}
+		top = slices.Insert(top, i, k)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	return top
 }

@@ -21,7 +21,30 @@ const gitCommits = 50
 type gitHistory struct {
 	mu    sync.Mutex
 	memo  map[string]map[string]float64 // root + HEAD -> recency
+	last  map[string]string             // root -> its key in memo at the last build
 	reads int                           // histories read rather than found in memo (for tests)
+}
+
+// lastOf returns root's history at its last build (key "" and nil when
+// none was read), which a snapshot keeps.
+func (h *gitHistory) lastOf(root string) (string, map[string]float64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k := h.last[root]
+	return k, h.memo[k]
+}
+
+// restore puts back a history a snapshot kept.
+func (h *gitHistory) restore(root, key string, m map[string]float64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.memo == nil || len(h.memo) > 64 {
+		h.memo = map[string]map[string]float64{}
+	}
+	if h.last == nil {
+		h.last = map[string]string{}
+	}
+	h.memo[key], h.last[root] = m, key
 }
 
 // recent returns, for files under root (slash paths relative to it), a
@@ -55,6 +78,9 @@ func (h *gitHistory) recent(ctx context.Context, root string) map[string]float64
 	key := root + "\x00" + head.Hash().String()
 	h.mu.Lock()
 	m, ok := h.memo[key]
+	if ok && h.last != nil {
+		h.last[root] = key
+	}
 	h.mu.Unlock()
 	if ok {
 		return m
@@ -70,6 +96,10 @@ func (h *gitHistory) recent(ctx context.Context, root string) map[string]float64
 		h.memo = map[string]map[string]float64{}
 	}
 	h.memo[key] = out
+	if h.last == nil {
+		h.last = map[string]string{}
+	}
+	h.last[root] = key
 	return out
 }
 

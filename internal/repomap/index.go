@@ -30,8 +30,11 @@ type fileEntry struct {
 }
 
 type rootIndex struct {
-	layout string // goLayout.key the entries were scoped with
-	files  map[string]*fileEntry
+	layout  string // goLayout.key the entries were scoped with
+	files   map[string]*fileEntry
+	snap    snapState // how files relates to the root's snapshot
+	patched int       // files added, replaced or dropped since the snapshot was read or written
+	histKey string    // the git history (root and HEAD) the snapshot holds
 }
 
 type loadStats struct{ parsed, cached, skipped, generated int }
@@ -89,6 +92,7 @@ func (b *Builder) load(ctx context.Context, files []*srcFile, ri *rootIndex, l *
 		}
 		f.info = compact(t)
 		ri.files[f.abs] = &fileEntry{size: f.size, mtime: f.mtime, info: f.info, comp: f.comp, seen: gen}
+		ri.patched++
 	}
 	if cache != nil && len(need) > 0 {
 		if err := fromCache(ctx, cache, need, accept); err != nil {
@@ -100,7 +104,11 @@ func (b *Builder) load(ctx context.Context, files []*srcFile, ri *rootIndex, l *
 	}
 	for p, e := range ri.files {
 		if e.seen != gen {
-			delete(ri.files, p) // gone, or a file of another walk
+			delete(ri.files, p) // gone, ignored or too large now
+			ri.patched++
+			if cache != nil && ri.snap == snapSynced {
+				cache.Put(p, 0, 0, nil) // a build from the snapshot reads no row of it: forget it here
+			}
 		}
 	}
 	var st loadStats

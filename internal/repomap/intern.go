@@ -1,8 +1,10 @@
 package repomap
 
 import (
+	"cmp"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -21,12 +23,62 @@ const maxInterned = 4 << 20
 
 type interner struct {
 	gen    uint64
-	ids    map[string]int32   // bare names and ".member" keys -> id
+	ids    map[string]int32   // bare names and ".member" keys -> id (those not in base)
 	pkgs   map[string]int32   // Go import paths
-	scoped map[[2]int32]int32 // (package, bare name id) -> id
+	scoped map[[2]int32]int32 // (package, bare name id) -> id (those not in base)
 	keyOf  []int32            // id -> index in keys of its bare name
 	keys   []string           // bare names (a key without its ".")
 	muls   []float32          // id -> nameMul(bare name)
+	dot    []bool             // key index -> interned as ".member"
+	base   internBase
+}
+
+// internBase is the part of the table a snapshot brought back: searched
+// by bisection, so that a process reading a snapshot neither hashes its
+// names nor builds maps of them. Read-only; names interned later go to the
+// maps.
+type internBase struct {
+	byName []int32       // key indices, sorted by their full key (with the "." of a member)
+	keyID  []int32       // key index -> the id interned for it
+	scoped []scopedEntry // sorted by (pkg, bare)
+}
+
+type scopedEntry struct{ pkg, bare, id int32 }
+
+func cmpScoped(a, b scopedEntry) int {
+	if c := cmp.Compare(a.pkg, b.pkg); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.bare, b.bare)
+}
+
+// cmpKey compares key index k's full key with s.
+func (in *interner) cmpKey(k int32, s string) int {
+	if in.dot[k] {
+		if s == "" || s[0] != '.' {
+			return cmp.Compare(".", s[:min(len(s), 1)])
+		}
+		s = s[1:]
+	}
+	return strings.Compare(in.keys[k], s)
+}
+
+func (in *interner) baseID(s string) (int32, bool) {
+	bn := in.base.byName
+	i := sort.Search(len(bn), func(i int) bool { return in.cmpKey(bn[i], s) >= 0 })
+	if i < len(bn) && in.cmpKey(bn[i], s) == 0 {
+		return in.base.keyID[bn[i]], true
+	}
+	return 0, false
+}
+
+func (in *interner) baseScoped(k [2]int32) (int32, bool) {
+	e := scopedEntry{pkg: k[0], bare: k[1]}
+	i, ok := slices.BinarySearchFunc(in.base.scoped, e, cmpScoped)
+	if ok {
+		return in.base.scoped[i].id, true
+	}
+	return 0, false
 }
 
 // n is the number of ids.
@@ -46,10 +98,15 @@ func (in *interner) id(s string) int32 {
 	if v, ok := in.ids[s]; ok {
 		return v
 	}
+	if v, ok := in.baseID(s); ok {
+		return v
+	}
 	v := int32(in.n())
 	s = strings.Clone(s)
 	in.ids[s] = v
-	in.keys = append(in.keys, strings.TrimPrefix(s, "."))
+	bare, dot := strings.CutPrefix(s, ".")
+	in.keys = append(in.keys, bare)
+	in.dot = append(in.dot, dot)
 	in.add(int32(len(in.keys) - 1))
 	return v
 }
@@ -67,6 +124,9 @@ func (in *interner) scope(pkg int32, name string) int32 {
 	bare := in.id(name)
 	k := [2]int32{pkg, bare}
 	if v, ok := in.scoped[k]; ok {
+		return v
+	}
+	if v, ok := in.baseScoped(k); ok {
 		return v
 	}
 	v := int32(in.n())

@@ -2,6 +2,7 @@ package repomap
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -53,7 +54,13 @@ func rank(in rankInput) ranking {
 		}
 	}
 	local := make([]int32, in.ids)
-	var mul []float64
+	nd := 0
+	for _, dc := range defCount {
+		if dc != 0 {
+			nd++
+		}
+	}
+	mul := make([]float64, 0, nd)
 	nl := int32(0)
 	for id, dc := range defCount {
 		if dc == 0 {
@@ -88,8 +95,12 @@ func rank(in rankInput) ranking {
 
 	// edges
 	offs := make([]int32, n+1)
-	var eLocal []int32
-	var eW []float64
+	ne := 0
+	for _, c := range in.comp {
+		ne += len(c.refs) // at most one edge per reference
+	}
+	eLocal := make([]int32, 0, ne)
+	eW := make([]float64, 0, ne)
 	selfW := make([][]float64, n) // per file, parallel to udefs
 	W := make([]float64, n)
 	for r, c := range in.comp {
@@ -205,11 +216,18 @@ func rank(in rankInput) ranking {
 	out := ranking{fileRank: p, defScore: make([][]float64, n), defCount: defCount}
 	for d, c := range in.comp {
 		scores := make([]float64, len(c.defIDs))
+		self := slices.ContainsFunc(selfW[d], func(w float64) bool { return w > 0 })
 		for k, id := range c.defIDs {
-			v := S[local[id]-1]
+			l := local[id]
+			if l == 0 {
+				continue // not among the definitions (only a damaged snapshot says so)
+			}
+			v := S[l-1]
 			// subtract d's own share, found by binary search in udefs
-			if j, ok := findID(c.udefs, id); ok && selfW[d][j] > 0 {
-				v -= p[d] / W[d] * selfW[d][j]
+			if self {
+				if j, ok := findID(c.udefs, id); ok && selfW[d][j] > 0 {
+					v -= p[d] / W[d] * selfW[d][j]
+				}
 			}
 			scores[k] = max(v, 0)
 		}

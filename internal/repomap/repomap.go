@@ -8,9 +8,11 @@
 //
 // It must not touch the command line, the SQLite store or the network: the
 // command wires flags into Options, and persistence reaches this package only
-// through the Cache interface. It reads files under Options.Root (and the git
-// history of the repository containing it) and never writes to the tree; the
-// only file it writes is a FileCache's own file, when asked to Save.
+// through the Cache interface (and SnapshotStore, for a cache that keeps a
+// snapshot of a Builder's index per root: snapshot.go). It reads files under
+// Options.Root (and the git history of the repository containing it) and
+// never writes to the tree; the only file it writes is a FileCache's own
+// file, when asked to Save.
 package repomap
 
 import (
@@ -106,6 +108,12 @@ func Build(ctx context.Context, opts Options) (*Map, error) {
 //	cache, _ := st.RepomapCache(ctx, root) // once, kept open with the store
 //	m, err := b.Build(ctx, repomap.Options{Root: root, Cache: cache, Query: req, Tokens: n})
 //	// ... after edits, at compaction: the same b.Build with the same cache
+//
+// When opts.Cache is also a SnapshotStore, the first build of a root
+// reads the root's snapshot (the index above, as another process left it)
+// instead of the cache rows, patches it with the files whose key changed,
+// and rewrites it when there was none, when many files were patched or
+// when HEAD moved (snapshot.go).
 //
 // The zero value is ready. It is safe for concurrent use; builds on one
 // Builder run one at a time.

@@ -15,10 +15,15 @@ import (
 )
 
 // RepomapCache is the repo map's tag cache for one root, kept in the
-// repomap_tags table. It implements repomap.Cache, repomap.Scanner and
-// repomap.Flusher, and holds in memory only the rows' keys (path, size,
-// mtime) and the rows waiting to be written: the tags live in the table and
-// in the repomap.Builder that compiled them. Scan streams the root's rows,
+// repomap_tags table. It implements repomap.Cache, repomap.Scanner,
+// repomap.Flusher and repomap.SnapshotStore (off until EnableSnapshot:
+// repomap_cache_snapshot.go), and holds in memory only the rows' keys (path,
+// size, mtime; read on first need) and the rows waiting to be written: the
+// tags live in the table and in the repomap.Builder that compiled them.
+// With a snapshot, a Get reads the one row it asks for and the keys are
+// read only to sweep the rows of deleted files when the snapshot is
+// rewritten (a Builder forgets, with Put(nil), a file it drops from a
+// snapshot's index). Scan streams the root's rows,
 // decoding one at a time (a new process's first build); Get reads one row
 // (a file a Builder has not seen yet); Put encodes the tags at once and
 // buffers the row, writing the buffer in one transaction whenever it passes
@@ -34,11 +39,14 @@ type RepomapCache struct {
 	root string
 
 	mu       sync.Mutex
-	keys     map[string]*rowKey    // absolute path -> the row's key, for rows in the table or pending
+	keys     map[string]*rowKey    // absolute path -> the row's key, for rows in the table or pending; nil until read
 	pending  map[string]pendingRow // absolute path -> row to write (nil data: to delete)
 	pendingN int                   // bytes in pending
 
 	flushMu sync.Mutex // one write at a time
+
+	snapOn     bool                // EnableSnapshot was called
+	snapRedact func(string) string // applied to what a snapshot persists
 }
 
 // putBatchBytes is how many encoded bytes Put buffers before it writes
@@ -56,7 +64,9 @@ type rowKey struct {
 }
 
 // RepomapCache opens the cache of root (made absolute and symlink-resolved,
-// as the engine does) and reads its rows' keys.
+// as the engine does). It reads nothing yet: the rows' keys are read by
+// the first Scan, Len or snapshot write, so a build that takes its index
+// from the root's snapshot reads only the rows of the files it patches.
 func (s *Store) RepomapCache(ctx context.Context, root string) (*RepomapCache, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -65,10 +75,18 @@ func (s *Store) RepomapCache(ctx context.Context, root string) (*RepomapCache, e
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
 	}
-	c := &RepomapCache{s: s, root: abs, keys: map[string]*rowKey{}, pending: map[string]pendingRow{}}
-	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime FROM repomap_tags WHERE root = ?`, abs)
+	return &RepomapCache{s: s, root: abs, pending: map[string]pendingRow{}}, nil
+}
+
+// loadKeys reads the rows' keys unless they were read; the caller holds mu.
+func (c *RepomapCache) loadKeys(ctx context.Context) error {
+	if c.keys != nil {
+		return nil
+	}
+	keys := map[string]*rowKey{}
+	rows, err := c.s.db.QueryContext(ctx, `SELECT path, size, mtime FROM repomap_tags WHERE root = ?`, c.root)
 	if err != nil {
-		return nil, fmt.Errorf("repomap cache: load %s: %w", abs, err)
+		return fmt.Errorf("repomap cache: load %s: %w", c.root, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -77,14 +95,22 @@ func (s *Store) RepomapCache(ctx context.Context, root string) (*RepomapCache, e
 			size, mtime int64
 		)
 		if err := rows.Scan(&p, &size, &mtime); err != nil {
-			return nil, fmt.Errorf("repomap cache: load %s: %w", abs, err)
+			return fmt.Errorf("repomap cache: load %s: %w", c.root, err)
 		}
-		c.keys[c.absPath(p)] = &rowKey{size: size, mtime: mtime}
+		keys[c.absPath(p)] = &rowKey{size: size, mtime: mtime}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("repomap cache: load %s: %w", abs, err)
+		return fmt.Errorf("repomap cache: load %s: %w", c.root, err)
 	}
-	return c, nil
+	for p, row := range c.pending { // Put before the keys were read
+		if row.data == nil {
+			delete(keys, p)
+		} else {
+			keys[p] = &rowKey{size: row.size, mtime: row.mtime, seen: true}
+		}
+	}
+	c.keys = keys
+	return nil
 }
 
 // Root is the absolute, symlink-resolved root the cache belongs to.
@@ -94,6 +120,9 @@ func (c *RepomapCache) Root() string { return c.root }
 func (c *RepomapCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.loadKeys(context.Background()); err != nil {
+		return len(c.pending)
+	}
 	return len(c.keys)
 }
 
@@ -102,13 +131,24 @@ func (c *RepomapCache) Len() int {
 // version) are misses.
 func (c *RepomapCache) Get(path string, size, mtimeNs int64) (*repomap.FileTags, bool) {
 	c.mu.Lock()
-	k, ok := c.keys[path]
-	if ok {
-		k.seen = true // the file exists: keep its row
+	if !c.snapOn {
+		// without a snapshot, a build asks for every file it has not seen:
+		// read the keys, so that Flush can drop the rows of files gone
+		_ = c.loadKeys(context.Background()) // on error: ask the table
+	}
+	var k *rowKey
+	ok := c.keys == nil // keys not read: ask the table
+	if !ok {
+		if k, ok = c.keys[path]; ok {
+			k.seen = true // the file exists: keep its row
+		}
 	}
 	row, buffered := c.pending[path]
 	c.mu.Unlock()
-	if !ok || k.size != size || k.mtime != mtimeNs {
+	if buffered && (row.data == nil || row.size != size || row.mtime != mtimeNs) {
+		return nil, false
+	}
+	if !ok || k != nil && (k.size != size || k.mtime != mtimeNs) {
 		return nil, false
 	}
 	data := row.data
@@ -130,6 +170,12 @@ func (c *RepomapCache) Get(path string, size, mtimeNs int64) (*repomap.FileTags,
 // one at a time; a row fn keeps counts as asked for. Rows that do not
 // decode are skipped. Rows not yet written are not scanned.
 func (c *RepomapCache) Scan(ctx context.Context, fn func(path string, size, mtimeNs int64, t *repomap.FileTags) bool) error {
+	c.mu.Lock()
+	err := c.loadKeys(ctx)
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	rows, err := c.s.db.QueryContext(ctx, `SELECT path, size, mtime, data FROM repomap_tags WHERE root = ?`, c.root)
 	if err != nil {
 		return fmt.Errorf("repomap cache: scan %s: %w", c.root, err)
@@ -174,7 +220,9 @@ func (c *RepomapCache) Put(path string, size, mtimeNs int64, t *repomap.FileTags
 		data = encodeTags(t)
 	}
 	c.mu.Lock()
-	if t == nil {
+	if c.keys == nil {
+		// keys not read: loadKeys applies pending rows when it reads them
+	} else if t == nil {
 		delete(c.keys, path)
 	} else {
 		c.keys[path] = &rowKey{size: size, mtime: mtimeNs, seen: true}
@@ -195,10 +243,10 @@ func (c *RepomapCache) Put(path string, size, mtimeNs int64, t *repomap.FileTags
 func (c *RepomapCache) Flush() error { return c.FlushContext(context.Background()) }
 
 // FlushContext writes the rows Put since the last write in one
-// transaction (INSERT OR REPLACE) and deletes the rows of files no Get,
-// Scan or Put asked for since the last flush that no longer exist on disk
-// (a stat each). Nothing is written when nothing changed. On error the
-// buffered rows are kept for the next flush.
+// transaction (INSERT OR REPLACE) and, when the rows' keys were read,
+// deletes the rows of files no Get, Scan or Put asked for since the last
+// flush that no longer exist on disk (a stat each). Nothing is written when
+// nothing changed. On error the buffered rows are kept for the next flush.
 func (c *RepomapCache) FlushContext(ctx context.Context) error {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()

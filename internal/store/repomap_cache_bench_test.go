@@ -243,3 +243,42 @@ func BenchmarkRepomapCacheLoadGoSrc(b *testing.B) {
 		reportBenchCPU(b, start)
 	})
 }
+
+// BenchmarkRepomapSnapshotWarmGoSrc is a new process's start with a
+// snapshot: open the store, read the root's snapshot, build (nothing to
+// patch).
+func BenchmarkRepomapSnapshotWarmGoSrc(b *testing.B) {
+	root := benchGoSrc(b)
+	ctx := context.Background()
+	home := filepath.Join(b.TempDir(), "state")
+	open := func() (*Store, *RepomapCache) {
+		s, err := Open(ctx, home)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := s.RepomapCache(ctx, root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.EnableSnapshot(nil)
+		return s, c
+	}
+	s, c := open()
+	if _, err := repomap.Build(ctx, repomap.Options{Root: root, Cache: c}); err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	start := benchCPU()
+	for b.Loop() {
+		s, c := open()
+		m, err := repomap.Build(ctx, repomap.Options{Root: root, Cache: c, Query: benchQuery})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if m.Stats.Parsed != 0 {
+			b.Fatalf("parsed %d", m.Stats.Parsed)
+		}
+		s.Close()
+	}
+	reportBenchCPU(b, start)
+}
