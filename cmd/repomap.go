@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"agent/internal/app"
-	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/repomap"
-	"agent/internal/store"
 )
 
 // Bounds of --tokens.
@@ -77,14 +74,17 @@ signature}]}], text, stats}, files in rank order.`,
 					return err
 				}
 				defer st.Close()
-				c, err := st.RepomapCache(cmd.Context(), ws)
+				red, err := app.NewRedactor(&app.Settings{Home: st.Home(), Workspace: ws})
+				if err != nil {
+					return err
+				}
+				// rows and snapshot are redacted as a run's are: the tags
+				// quote signatures, and a constant may hold a secret
+				c, err := app.OpenRepoMapCache(cmd.Context(), st, ws, red, func(w string) { fmt.Fprintln(os.Stderr, "agent: warning:", w) })
 				if err != nil {
 					return withCode(ExitFailed, err)
 				}
-				// The command's rows are written as the engine has them (no
-				// redacting Put), and so is its snapshot.
-				c.EnableSnapshot(nil)
-				opts.Cache = softFlush{c}
+				opts.Cache = c
 			}
 			m, err := repomap.Build(cmd.Context(), opts)
 			if err != nil {
@@ -112,26 +112,6 @@ signature}]}], text, stats}, files in rank order.`,
 	fl.BoolVar(&asJSON, "json", false, "print the map as JSON")
 	fl.BoolVar(&noCache, "no-cache", false, "parse every file, neither reading nor writing the tag cache")
 	return c
-}
-
-// softFlush turns a failed cache write into a warning: the map is built
-// either way, and the next run parses those files again.
-type softFlush struct{ *store.RepomapCache }
-
-func (s softFlush) Flush() error {
-	if err := s.RepomapCache.Flush(); err != nil {
-		fmt.Fprintf(os.Stderr, "agent: warning: the repo map cache was not saved (the next run parses again): %v\n", err)
-	}
-	return nil
-}
-
-// WriteSnapshot turns a failed snapshot write into a warning too: the next
-// run reads the rows instead.
-func (s softFlush) WriteSnapshot(ctx context.Context, write func(io.Writer) error) error {
-	if err := s.RepomapCache.WriteSnapshot(ctx, write); err != nil {
-		fmt.Fprintf(os.Stderr, "agent: warning: the repo map snapshot was not saved (the next run reads the cache rows): %v\n", err)
-	}
-	return nil
 }
 
 // resolveFocus turns --focus paths into absolute files inside ws, one

@@ -280,3 +280,24 @@ func TestRepoMapInRequest(t *testing.T) {
 		t.Errorf("the request carries no repo map with internal/widget/config.go:\n%.2000s", body)
 	}
 }
+
+// agent repomap keeps its tag cache and snapshot in $AGENT_HOME redacted,
+// as a run does: a secret in a constant's signature is not on disk.
+func TestRepomapCacheRedacted(t *testing.T) {
+	e := newEnv(t, "")
+	secret := "ghp_" + "Zq8vT3kLm9Xw2Rb7Nc4Hd6Jf1Gs5Pa0Ye3Ui"
+	os.WriteFile(filepath.Join(e.ws, "tok.go"), []byte("package main\n\nconst Token = \""+secret+"\"\n"), 0o644)
+	for i := 0; i < 2; i++ { // cold (rows and snapshot written), then warm
+		if r := e.run("repomap", "-C", e.ws); r.code != 0 {
+			t.Fatalf("repomap: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	filepath.WalkDir(e.home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), secret) {
+				t.Errorf("%s holds the secret in plain text", p)
+			}
+		}
+		return nil
+	})
+}

@@ -29,7 +29,7 @@ type repoMapper struct {
 
 	mu      sync.Mutex
 	builder repomap.Builder
-	cache   *store.RepomapCache
+	cache   repomap.Cache
 	noCache bool
 }
 
@@ -37,7 +37,7 @@ func (r *repoMapper) Map(ctx context.Context, q contextbuild.RepoMapQuery) (cont
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cache == nil && !r.noCache {
-		c, err := r.store.RepomapCache(ctx, r.root)
+		c, err := OpenRepoMapCache(ctx, r.store, r.root, r.red, r.warn)
 		if err != nil {
 			r.noCache = true
 			r.warn(fmt.Sprintf("the repo map cache could not be opened (every refresh parses again): %v", err))
@@ -51,7 +51,7 @@ func (r *repoMapper) Map(ctx context.Context, q contextbuild.RepoMapQuery) (cont
 	}
 	opts := repomap.Options{Root: r.root, Tokens: q.Tokens, Query: q.Query, Conversation: conv, Workers: min(runtime.GOMAXPROCS(0), 4)}
 	if r.cache != nil {
-		opts.Cache = softCache{r.cache, r.warn, r.red}
+		opts.Cache = r.cache
 	}
 	m, err := r.builder.Build(ctx, opts)
 	if err != nil {
@@ -62,6 +62,31 @@ func (r *repoMapper) Map(ctx context.Context, q contextbuild.RepoMapQuery) (cont
 		out.Files = append(out.Files, f.Path)
 	}
 	return out, nil
+}
+
+// OpenRepoMapCache opens the journal's tag cache of root for repomap
+// builds: what it persists (rows and the root's snapshot) is redacted with
+// red, and a failed write is a warning (the map is built either way; the
+// next build parses those files again).
+func OpenRepoMapCache(ctx context.Context, st *store.Store, root string, red *redact.Redactor, warn func(string)) (repomap.Cache, error) {
+	c, err := st.RepomapCache(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	var redFn func(string) string
+	if red != nil {
+		redFn = red.Redact
+	}
+	c.EnableSnapshot(redFn)
+	return softCache{c, warn, red}, nil
+}
+
+// WriteSnapshot turns a failed snapshot write into a warning.
+func (s softCache) WriteSnapshot(ctx context.Context, write func(io.Writer) error) error {
+	if err := s.RepomapCache.WriteSnapshot(ctx, write); err != nil && !errors.Is(err, repomap.ErrSnapshotsOff) {
+		s.warn(fmt.Sprintf("the repo map snapshot was not saved (the next process reads the cache rows): %v", err))
+	}
+	return nil
 }
 
 // softCache turns a failed cache write into a warning (the map is built
