@@ -24,12 +24,14 @@ type runFlags struct {
 	verbose    bool
 	timeoutSec int
 	sandbox    string
+	// priorSandbox is the resumed run's own sandbox mode (not a flag).
+	priorSandbox string
 }
 
 // appFlags is what the app needs of the flags.
 func (f *runFlags) appFlags() app.Flags {
 	return app.Flags{Dir: f.dir, Model: f.model, BaseURL: f.baseURL, Approval: f.approval, Allow: f.allow, Deny: f.deny,
-		Replay: f.replay, MaxSteps: f.maxSteps, CommandTimeoutSec: f.timeoutSec, Sandbox: f.sandbox}
+		Replay: f.replay, MaxSteps: f.maxSteps, CommandTimeoutSec: f.timeoutSec, Sandbox: f.sandbox, PriorSandbox: f.priorSandbox}
 }
 
 // register adds the flags; rules adds --allow/--deny (resume uses --deny for a call id).

@@ -1,7 +1,11 @@
 package app
 
 import (
+	"context"
 	"os"
+
+	"agent/internal/event"
+	"agent/internal/store"
 
 	"agent/internal/redact"
 	"agent/internal/sandbox"
@@ -33,4 +37,23 @@ func commandSandbox(set *Settings, warn func(string)) (*sandbox.Sandbox, []strin
 		return false
 	})
 	return sb, env
+}
+
+// RunSandbox is the sandbox mode a run started with (the one it asked for,
+// where the kernel could not enforce it), "" when its journal does not say:
+// a resume keeps it unless a flag or the environment sets another.
+func RunSandbox(ctx context.Context, st *store.Store, runID string) string {
+	evs, err := st.Events(ctx, runID, 0)
+	if err != nil {
+		return ""
+	}
+	for _, ev := range evs {
+		if d, ok := ev.Data.(*event.RunStartedData); ok && d.Sandbox != nil {
+			if d.Sandbox.Requested != "" {
+				return d.Sandbox.Requested
+			}
+			return d.Sandbox.Mode
+		}
+	}
+	return ""
 }

@@ -28,6 +28,9 @@ type Flags struct {
 	CommandTimeoutSec int
 	// Sandbox is --sandbox: workspace-write, read-only or off.
 	Sandbox string
+	// PriorSandbox, when continuing a run, is the sandbox mode it started
+	// with (RunSandbox); it stands in for file and default values.
+	PriorSandbox string
 }
 
 // Settings is the effective configuration of one session.
@@ -98,6 +101,11 @@ func LoadSettings(f Flags, prior *store.Run) (*Settings, []string, error) {
 			if s.SandboxSource == config.FromDefault {
 				s.Sandbox.Mode = sandbox.DefaultFor(s.Approval) // the default follows the run's approval mode
 			}
+		}
+	}
+	if o := s.SandboxSource; prior != nil && f.PriorSandbox != "" && o != config.FromFlag && o != config.FromEnv {
+		if m, err := sandbox.ParseMode(f.PriorSandbox); err == nil {
+			s.Sandbox.Mode, s.SandboxSource = m, "the run"
 		}
 	}
 	if f.Replay == "" {

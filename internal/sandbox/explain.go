@@ -45,7 +45,7 @@ func (s *Sandbox) Blocked(output, cwd, command string, exitCode int) []event.San
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)
 		}
-		p = filepath.Clean(p)
+		p = resolveExisting(filepath.Clean(p)) // where a symlink leads
 		if seen[p] || s.mayWrite(p) {
 			return
 		}
