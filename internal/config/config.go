@@ -311,7 +311,9 @@ func (c *Config) applyUser(l *layer) {
 
 // DefaultSandboxFor is the sandbox mode when no file, variable or flag sets
 // one (see sandbox.DefaultFor).
-func DefaultSandboxFor(approval policy.Mode) sandbox.Mode { return sandbox.DefaultFor(approval.String()) }
+func DefaultSandboxFor(approval policy.Mode) sandbox.Mode {
+	return sandbox.DefaultFor(approval.String())
+}
 
 // resolveSandbox settles the sandbox mode once the approval mode is known:
 // flag or environment, else the project file's if it is stricter than the

@@ -17,8 +17,8 @@ var (
 	// 'PATH': Permission denied, PATH: Permission denied, "PATH": ...
 	deniedQuoted = regexp.MustCompile(`['"‘“]([^'"’”\n]+)['"’”][^\n]*?(?:Permission denied|Read-only file system|Operation not permitted)`)
 	deniedBare   = regexp.MustCompile(`(?:^|[\s:])(/[^\s:'"]+|\.{0,2}/?[^\s:'"/]+(?:/[^\s:'"]+)+): (?:Permission denied|Read-only file system|Operation not permitted)`)
-	// errno texts of the common runtimes (Python, Node, Go).
-	deniedErrno = regexp.MustCompile(`(?:EACCES|EPERM|EROFS)[^\n]*?['"]([^'"\n]+)['"]`)
+	// errno texts of the common runtimes (Python, Node): the path after.
+	deniedErrno = regexp.MustCompile(`(?:EACCES|EPERM|EROFS|Permission denied:|Read-only file system:)[^\n]*?['"]([^'"\n]+)['"]`)
 	netFailure  = regexp.MustCompile(`(?i)network is unreachable|couldn't connect to server|failed to connect to|could not resolve host|temporary failure in name resolution|name or service not known|connection refused|no route to host|ENETUNREACH|ECONNREFUSED|EAI_AGAIN|dial tcp`)
 	// commands that use the network; a URL's host and port.
 	netTool = regexp.MustCompile(`(?:^|[\s;&|(])(?:curl|wget|ssh|scp|rsync|nc|ncat|telnet|ping|dig|nslookup|git\s+(?:clone|fetch|pull|push|ls-remote)|npm\s+(?:install|i|ci|publish)|pip3?\s+install|go\s+(?:get|mod\s+download|install))\b|https?://`)
