@@ -75,6 +75,9 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 		return err
 	}
 	row, state, err := app.PeekRun(ctx, st0, id)
+	if err == nil {
+		f.priorSandbox = app.RunSandbox(ctx, st0, row.ID)
+	}
 	st0.Close()
 	if err != nil {
 		return appErr(err)
@@ -145,6 +148,9 @@ func resumeTUI(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 		return err
 	}
 	row, err := st0.GetRun(cmd.Context(), id) // the row is enough: the TUI folds the journal once
+	if err == nil {
+		f.priorSandbox = app.RunSandbox(cmd.Context(), st0, row.ID)
+	}
 	st0.Close()
 	if err != nil {
 		return appErr(err)

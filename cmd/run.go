@@ -23,12 +23,15 @@ type runFlags struct {
 	replay     string
 	verbose    bool
 	timeoutSec int
+	sandbox    string
+	// priorSandbox is the resumed run's own sandbox mode (not a flag).
+	priorSandbox string
 }
 
 // appFlags is what the app needs of the flags.
 func (f *runFlags) appFlags() app.Flags {
 	return app.Flags{Dir: f.dir, Model: f.model, BaseURL: f.baseURL, Approval: f.approval, Allow: f.allow, Deny: f.deny,
-		Replay: f.replay, MaxSteps: f.maxSteps, CommandTimeoutSec: f.timeoutSec}
+		Replay: f.replay, MaxSteps: f.maxSteps, CommandTimeoutSec: f.timeoutSec, Sandbox: f.sandbox, PriorSandbox: f.priorSandbox}
 }
 
 // register adds the flags; rules adds --allow/--deny (resume uses --deny for a call id).
@@ -47,6 +50,7 @@ func (f *runFlags) register(c *cobra.Command, rules bool) {
 	fl.StringVar(&f.replay, "replay", "", "replay model turns from a script file instead of calling a model (tests, demos, evals)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "stream the model's text to stderr as it arrives")
 	fl.IntVar(&f.timeoutSec, "command-timeout", 120, "default run_command timeout in seconds")
+	fl.StringVar(&f.sandbox, "sandbox", "", "OS sandbox of commands: workspace-write, read-only, off (env AGENT_SANDBOX; default workspace-write under auto-edit and full-auto, off under ask)")
 }
 
 func newRunCmd() *cobra.Command {

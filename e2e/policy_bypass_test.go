@@ -166,7 +166,9 @@ func TestWritingFormsWriteUnderFullAuto(t *testing.T) {
 			map[string]any{"command": strings.ReplaceAll(f.cmd, "OUT", out)})))
 	}
 	e := newEnv(t, script(append(turns, turn("looked"))...))
-	if r := e.run("run", "--approval", "full-auto", "--max-steps", "100", "look"); r.code != 0 {
+	// The control runs without the OS sandbox, which would stop these
+	// writes outside the workspace (e2e/sandbox_test.go).
+	if r := e.run("run", "--approval", "full-auto", "--sandbox", "off", "--max-steps", "100", "look"); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	for i, f := range writeForms {

@@ -87,7 +87,9 @@ func TestOrphanedCommandEndedOnResume(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, agentBin, "run", "--approval", "full-auto", "work")
-	cmd.Env = e.environ()
+	// The command runs in full-auto's default sandbox; the test's directory
+	// (where the inner shell reports its pid) is made writable for it.
+	cmd.Env = e.environ("XDG_CONFIG_HOME=" + userConfig(t, "[sandbox]\nwritable = ["+strconv.Quote(dir)+"]\n"))
 	cmd.Dir = e.ws
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -219,4 +221,17 @@ func TestBackgroundProcessReportedAndEnded(t *testing.T) {
 	if !procGone(pid) {
 		t.Errorf("the background process %d outlived the run", pid)
 	}
+}
+
+// userConfig writes a user config file and returns its XDG_CONFIG_HOME.
+func userConfig(t *testing.T, toml string) string {
+	t.Helper()
+	x := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(x, "agent"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(x, "agent", "config.toml"), []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

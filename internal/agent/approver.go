@@ -70,3 +70,10 @@ type Interactive interface {
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
 }
+
+// Escalator is implemented by approvers that know calls asking to run
+// outside the OS sandbox: a person's allow of such a call has scope
+// ScopeEscalate (never a run grant), also when given with resume --approve.
+type Escalator interface {
+	Escalates(req ApprovalRequest) bool
+}

@@ -117,6 +117,7 @@ func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.Check
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
 		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
+		Sandbox: r.ToolEnv.RunSandbox(),
 	}); err != nil {
 		return err
 	}
@@ -129,6 +130,7 @@ func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 	if st.Workspace == "" {
 		if err := r.record(ctx, st, &event.RunStartedData{
 			Workspace: r.ToolEnv.Workspace, Model: r.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
+			Sandbox: r.ToolEnv.RunSandbox(),
 		}); err != nil {
 			return err
 		}
@@ -425,7 +427,8 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 	tool, args, verr := r.Tools.Validate(c.Name, c.Arguments)
 	risk := r.riskOf(c.Name)
 	if !oc.Journaled {
-		if err := r.record(ctx, st, &event.ToolCallData{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Risk: risk}); err != nil {
+		if err := r.record(ctx, st, &event.ToolCallData{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Risk: risk,
+			Sandbox: r.ToolEnv.CallSandbox(c.Name, c.Arguments)}); err != nil {
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
@@ -559,6 +562,8 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			return r.recordSync(context.WithoutCancel(ctx), st, &event.CommandStartedData{CallID: c.ID, PID: id.PID, PGID: id.PGID,
 				BootID: id.BootID, StartTicks: id.StartTicks, Marker: id.Marker})
 		})
+		// Only a person's approval of scope escalate lets a call leave the sandbox.
+		env.OutsideSandbox = oc.Approval != nil && oc.Approval.Decision == Allow && oc.Approval.Scope == event.ScopeEscalate
 	}
 	res, err := tool.Run(ctx, env, args)
 	if snap {
@@ -591,10 +596,25 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 		return r.failedCall(ctx, st, c, res.Output)
 	}
 	if err := r.record(ctx, st, &event.ToolResultData{CallID: c.ID, Status: event.ResultOK, Output: r.redact(res.Output),
-		ExitCode: res.ExitCode, Background: r.processInfos(res.Background)}); err != nil {
+		ExitCode: res.ExitCode, Background: r.processInfos(res.Background), Sandbox: r.sandboxInfo(res.Sandbox)}); err != nil {
 		return Outcome{Status: event.StatusFailed, Err: err}, true
 	}
 	return Outcome{}, false
+}
+
+// sandboxInfo is the journaled form of what a command ran under: the
+// targets it blocked redacted (they come from the command's output).
+func (r *Runner) sandboxInfo(in *event.SandboxInfo) *event.SandboxInfo {
+	if in == nil || len(in.Blocked) == 0 {
+		return in
+	}
+	out := *in
+	out.Blocked = make([]event.SandboxBlock, len(in.Blocked))
+	for i, b := range in.Blocked {
+		b.Target = r.redact(b.Target)
+		out.Blocked[i] = b
+	}
+	return &out
 }
 
 // processInfos is the journaled form of processes: command lines redacted.

@@ -129,7 +129,10 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 		case oc.Call.ID == opt.Approve:
 			a := &event.ApprovalData{CallID: oc.Call.ID, Decision: Allow, Scope: ScopeOnce,
 				Source: SourceUser, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}
-			if opt.Scope == ScopeRun {
+			areq := ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk}
+			if e, ok := r.Approver.(Escalator); ok && e.Escalates(areq) {
+				a.Scope = event.ScopeEscalate // this call only, outside the sandbox
+			} else if opt.Scope == ScopeRun {
 				a.Scope = ScopeRun
 				if g, ok := r.Approver.(Granter); ok {
 					a.Grant, a.GrantExpires = g.GrantFor(ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk})

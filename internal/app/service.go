@@ -16,6 +16,7 @@ import (
 	"agent/internal/policy"
 	"agent/internal/redact"
 	"agent/internal/replay"
+	"agent/internal/sandbox"
 	"agent/internal/store"
 	"agent/internal/tools"
 )
@@ -39,6 +40,7 @@ type Service struct {
 	store  *store.Store
 	cps    *checkpoint.Store
 	red    *redact.Redactor
+	sb     *sandbox.Sandbox
 	runner *agent.Runner
 	hub    hub
 
@@ -80,7 +82,10 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		return nil, fmt.Errorf("open the checkpoint repository: %w", err)
 	}
 	s := &Service{set: set, warn: warn, store: st, cps: cps, red: red, policies: map[string]*policy.Policy{}}
-	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec}
+	sb, cmdEnv := commandSandbox(set, warn)
+	s.sb = sb
+	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec,
+		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval == policy.ModeAsk.String() && sb.Active()}
 	reg := tools.Default()
 	specs, err := contextbuild.Specs(reg)
 	if err != nil {
@@ -190,6 +195,7 @@ func (s *Service) Close() {
 		s.warmStop()
 		<-s.warmDone
 	}
+	s.sb.Close()
 	s.cps.Close()
 	s.store.Close()
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agent/internal/config"
+	"agent/internal/sandbox"
 	"agent/internal/store"
 )
 
@@ -25,6 +26,11 @@ type Flags struct {
 	MaxSteps int
 	// CommandTimeoutSec is run_command's default timeout (0: 120).
 	CommandTimeoutSec int
+	// Sandbox is --sandbox: workspace-write, read-only or off.
+	Sandbox string
+	// PriorSandbox, when continuing a run, is the sandbox mode it started
+	// with (RunSandbox); it stands in for file and default values.
+	PriorSandbox string
 }
 
 // Settings is the effective configuration of one session.
@@ -52,6 +58,11 @@ type Settings struct {
 	Replay            string
 	MaxSteps          int
 	CommandTimeoutSec int
+
+	// Sandbox is the OS sandbox of commands as configured; SandboxSource
+	// says where its mode came from.
+	Sandbox       config.Sandbox
+	SandboxSource string
 }
 
 // LoadSettings resolves flag > environment > project file > user file >
@@ -65,7 +76,7 @@ func LoadSettings(f Flags, prior *store.Run) (*Settings, []string, error) {
 		return nil, nil, err
 	}
 	cfg, warnings, err := config.Load(ws, config.Sources{Flags: config.Flags{
-		Model: f.Model, BaseURL: f.BaseURL, Approval: f.Approval, Allow: f.Allow, Deny: f.Deny,
+		Model: f.Model, BaseURL: f.BaseURL, Approval: f.Approval, Allow: f.Allow, Deny: f.Deny, Sandbox: f.Sandbox,
 	}})
 	if err != nil {
 		return nil, nil, &UsageError{Err: err}
@@ -76,6 +87,7 @@ func LoadSettings(f Flags, prior *store.Run) (*Settings, []string, error) {
 		RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains, Retention: cfg.Retention,
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
+		Sandbox: cfg.Sandbox, SandboxSource: cfg.Origin["sandbox.mode"],
 	}
 	if cfg.Origin["context.window"] == config.FromDefault {
 		s.Window = 0
@@ -86,6 +98,14 @@ func LoadSettings(f Flags, prior *store.Run) (*Settings, []string, error) {
 		}
 		if o := cfg.Origin["approval"]; o != config.FromFlag && o != config.FromEnv && prior.Approval != "" {
 			s.Approval = prior.Approval
+			if s.SandboxSource == config.FromDefault {
+				s.Sandbox.Mode = sandbox.DefaultFor(s.Approval) // the default follows the run's approval mode
+			}
+		}
+	}
+	if o := s.SandboxSource; prior != nil && f.PriorSandbox != "" && o != config.FromFlag && o != config.FromEnv {
+		if m, err := sandbox.ParseMode(f.PriorSandbox); err == nil {
+			s.Sandbox.Mode, s.SandboxSource = m, "the run"
 		}
 	}
 	if f.Replay == "" {

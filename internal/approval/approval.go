@@ -78,6 +78,9 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	}
 	call := policy.MakeCall(req.Tool, req.Risk, json.RawMessage(req.Arguments), pol.Workspace)
 	d := pol.Decide(call)
+	if a.Escalates(req) {
+		return a.escalate(ctx, pol, req, d)
+	}
 	switch d.Action {
 	case policy.Allow:
 		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
@@ -101,6 +104,46 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	dec.Source = agent.SourceUser
 	if dec.Decision == agent.Allow && dec.Scope == agent.ScopeRun {
 		dec.Grant, dec.GrantExpires = a.GrantFor(req)
+	}
+	return dec, nil
+}
+
+// Escalates reports whether req asks to run a command outside the active
+// OS sandbox: only a person can allow that, for that one call (scope
+// escalate).
+func (a *Approver) Escalates(req agent.ApprovalRequest) bool {
+	return a.ToolEnv.OutsideSandboxRequested(req.Tool, json.RawMessage(req.Arguments))
+}
+
+// escalate decides a call that asks to leave the sandbox: a deny rule
+// still denies it; outside ask, the mode denies it (nobody is asked there,
+// and the sandbox is what makes the mode safe); under ask a person decides,
+// never a rule or a run grant, and an allow covers this call only.
+func (a *Approver) escalate(ctx context.Context, pol *policy.Policy, req agent.ApprovalRequest, d policy.Decision) (agent.ApprovalDecision, error) {
+	if d.Action == policy.Deny {
+		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
+	}
+	mode := a.ToolEnv.Sandbox.Info().Mode
+	if pol.Mode != policy.ModeAsk {
+		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: agent.SourceMode,
+			Reason: fmt.Sprintf("running a command outside the OS sandbox (%s) needs a person's approval, which only --approval ask asks for; "+
+				"do it inside the sandbox, or ask the user to run it", mode)}, nil
+	}
+	req.Reason = fmt.Sprintf("the model asks to run this command OUTSIDE the OS sandbox (%s): it could write anywhere you can and reach the network; "+
+		"an allow covers this one call", mode)
+	if a.Prompter == nil {
+		return agent.ApprovalDecision{Pending: true, Reason: req.Reason}, nil
+	}
+	dec, err := a.Prompter.Ask(ctx, req)
+	if err != nil {
+		return agent.ApprovalDecision{}, err
+	}
+	dec.Source = agent.SourceUser
+	if dec.Decision == agent.Allow {
+		dec.Scope, dec.Grant, dec.GrantExpires = event.ScopeEscalate, "", time.Time{}
+		if dec.Reason == "" {
+			dec.Reason = "allowed to run outside the OS sandbox, this call only"
+		}
 	}
 	return dec, nil
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"agent/internal/policy"
+	"agent/internal/sandbox"
 )
 
 // Defaults.
@@ -42,6 +43,7 @@ const (
 	EnvModel    = "AGENT_MODEL"
 	EnvHome     = "AGENT_HOME"
 	EnvApproval = "AGENT_APPROVAL"
+	EnvSandbox  = "AGENT_SANDBOX"
 )
 
 // Origins of a value, in Config.Origin.
@@ -71,6 +73,9 @@ type Config struct {
 	Sample          float64       // fraction of runs whose exports carry full tool output
 	RunGrantTTL     time.Duration // how long an "allow for this run" grant lasts
 	Home            string        // state directory (database, shadow repositories)
+	// Sandbox is the OS sandbox of commands ([sandbox], AGENT_SANDBOX,
+	// --sandbox); its mode defaults by approval mode (sandbox.DefaultFor).
+	Sandbox Sandbox
 
 	Workspace   string
 	UserFile    string // the user file's path ("" when no home directory is known)
@@ -80,6 +85,21 @@ type Config struct {
 	Origin map[string]string
 }
 
+// Sandbox is the [sandbox] section, merged.
+type Sandbox struct {
+	Mode sandbox.Mode
+	// Writable are extra writable paths (user file only).
+	Writable []string
+	// Network lets commands reach the network.
+	Network bool
+	// EnvAllow names variables that stay in commands' environment although
+	// they look like credentials (user file only).
+	EnvAllow []string
+
+	user, project, explicit *sandbox.Mode // the layers' modes, resolved in Load
+	explicitFrom            string
+}
+
 // Flags are the command-line values; "" and nil mean not given.
 type Flags struct {
 	Model    string
@@ -87,6 +107,7 @@ type Flags struct {
 	Approval string
 	Allow    []string
 	Deny     []string
+	Sandbox  string
 }
 
 // Sources are the inputs besides the files.
@@ -219,6 +240,7 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 	if err := c.applyFlags(src.Flags); err != nil {
 		return nil, nil, err
 	}
+	warnings = append(warnings, c.resolveSandbox()...)
 	home, origin, err := stateHome(env)
 	if err != nil {
 		return nil, nil, err
@@ -276,6 +298,46 @@ func (c *Config) applyUser(l *layer) {
 		c.RunGrantTTL = *l.runGrantTTL
 	}
 	set("approvals.run_grant_ttl", l.runGrantTTL != nil)
+	c.Sandbox.user = l.sandboxMode
+	if l.network != nil {
+		c.Sandbox.Network = *l.network
+	}
+	set("sandbox.network", l.network != nil)
+	c.Sandbox.Writable = append(c.Sandbox.Writable, l.writable...)
+	set("sandbox.writable", len(l.writable) > 0)
+	c.Sandbox.EnvAllow = append(c.Sandbox.EnvAllow, l.envAllow...)
+	set("sandbox.env_allow", len(l.envAllow) > 0)
+}
+
+// DefaultSandboxFor is the sandbox mode when no file, variable or flag sets
+// one (see sandbox.DefaultFor).
+func DefaultSandboxFor(approval policy.Mode) sandbox.Mode {
+	return sandbox.DefaultFor(approval.String())
+}
+
+// resolveSandbox settles the sandbox mode once the approval mode is known:
+// flag or environment, else the project file's if it is stricter than the
+// user file's (or the default for the approval mode), else that.
+func (c *Config) resolveSandbox() []string {
+	sb := &c.Sandbox
+	if sb.explicit != nil {
+		sb.Mode, c.Origin["sandbox.mode"] = *sb.explicit, sb.explicitFrom
+		return nil
+	}
+	base, from := DefaultSandboxFor(c.Approval), FromDefault
+	if sb.user != nil {
+		base, from = *sb.user, FromUser
+	}
+	sb.Mode, c.Origin["sandbox.mode"] = base, from
+	if p := sb.project; p != nil && *p != base {
+		if p.StricterThan(base) {
+			sb.Mode, c.Origin["sandbox.mode"] = *p, FromProject
+		} else {
+			return []string{fmt.Sprintf("config warning: %s: sandbox.mode = %q ignored: a project file may only make the sandbox stricter "+
+				"than %q (from the %s); set it in %s, %s or --sandbox", c.ProjectFile, p.String(), base.String(), from, c.userFileHint(), EnvSandbox)}
+		}
+	}
+	return nil
 }
 
 // applyProject applies a project file, which may only make things stricter:
@@ -364,7 +426,30 @@ func (c *Config) applyProject(l *layer) []string {
 			warn(fmt.Sprintf("approvals.run_grant_ttl = %q", l.runGrantTTL.String()), "a project file may only shorten run grants (now %s)", c.RunGrantTTL)
 		}
 	}
+	warns = append(warns, c.applyProjectSandbox(l, warn, take)...)
 	return warns
+}
+
+// applyProjectSandbox: a project file may make the sandbox stricter (its
+// mode, network = false) but not open it (writable paths, network = true,
+// env_allow are the user's to set).
+func (c *Config) applyProjectSandbox(l *layer, warn func(key, format string, a ...any), take func(string)) []string {
+	c.Sandbox.project = l.sandboxMode
+	if l.network != nil && *l.network != c.Sandbox.Network {
+		if !*l.network {
+			c.Sandbox.Network = false
+			take("sandbox.network")
+		} else {
+			warn("sandbox.network = true", "a cloned repository cannot give its commands the network; set it in %s", c.userFileHint())
+		}
+	}
+	if len(l.writable) > 0 {
+		warn("[sandbox] writable", "a cloned repository cannot make more paths writable for its commands; set it in %s", c.userFileHint())
+	}
+	if len(l.envAllow) > 0 {
+		warn("[sandbox] env_allow", "a cloned repository cannot let its commands see credential variables; set it in %s", c.userFileHint())
+	}
+	return nil
 }
 
 // keepsLonger: retention a keeps runs at least as long as b (0 is forever).
@@ -408,6 +493,13 @@ func (c *Config) applyEnv(env func(string) string) error {
 	if v := env(EnvAPIKey); v != "" {
 		c.APIKey, c.Origin["api_key"] = v, FromEnv
 	}
+	if v := env(EnvSandbox); v != "" {
+		m, err := sandbox.ParseMode(v)
+		if err != nil {
+			return &Error{File: "environment variable " + EnvSandbox, Msg: err.Error(), Err: err}
+		}
+		c.Sandbox.explicit, c.Sandbox.explicitFrom = &m, FromEnv
+	}
 	return nil
 }
 
@@ -443,6 +535,13 @@ func (c *Config) applyFlags(f Flags) error {
 		if _, err := policy.ParseRule(r); err != nil {
 			return bad("deny", err, "%v", err)
 		}
+	}
+	if f.Sandbox != "" {
+		m, err := sandbox.ParseMode(f.Sandbox)
+		if err != nil {
+			return bad("sandbox", err, "%v", err)
+		}
+		c.Sandbox.explicit, c.Sandbox.explicitFrom = &m, FromFlag
 	}
 	if len(f.Allow) > 0 {
 		c.Allow, c.Origin["permissions.allow"] = append(c.Allow, f.Allow...), FromFlag

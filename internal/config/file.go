@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"agent/internal/policy"
+	"agent/internal/sandbox"
 )
 
 // fileData mirrors the file's layout. Leaves are `any` so that a value of the
@@ -43,14 +45,20 @@ type fileData struct {
 	Approvals struct {
 		RunGrantTTL any `toml:"run_grant_ttl"`
 	} `toml:"approvals"`
+	Sandbox struct {
+		Mode     any `toml:"mode"`
+		Writable any `toml:"writable"`
+		Network  any `toml:"network"`
+		EnvAllow any `toml:"env_allow"`
+	} `toml:"sandbox"`
 }
 
 // knownKeys lists every key a file may set, as dotted paths.
 var knownKeys = []string{"model", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
-	"approvals.run_grant_ttl"}
+	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -67,6 +75,10 @@ type layer struct {
 	retention       *time.Duration
 	sample          *float64
 	runGrantTTL     *time.Duration
+	sandboxMode     *sandbox.Mode
+	writable        []string
+	network         *bool
+	envAllow        []string
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -215,6 +227,50 @@ func (l *layer) fill(fd *fileData) error {
 		}
 		l.runGrantTTL = &d
 	}
+	return l.fillSandbox(fd)
+}
+
+func (l *layer) fillSandbox(fd *fileData) error {
+	if v := fd.Sandbox.Mode; v != nil {
+		str, _ := v.(string)
+		m, err := sandbox.ParseMode(str)
+		if err != nil {
+			return l.bad("sandbox.mode", "must be one of %q, %q or %q, e.g. mode = %q (got %s)",
+				sandbox.NameWorkspaceWrite, sandbox.NameReadOnly, sandbox.NameOff, sandbox.NameWorkspaceWrite, show(v))
+		}
+		l.sandboxMode = &m
+	}
+	if v := fd.Sandbox.Writable; v != nil {
+		ps, ok := strList(v)
+		if !ok {
+			return l.bad("sandbox.writable", "must be a list of directories, e.g. writable = [\"~/.cargo\", \"/var/tmp/build\"] (got %s)", show(v))
+		}
+		for i, p := range ps {
+			if strings.TrimSpace(p) == "" || strings.ContainsRune(p, 0) {
+				return l.bad("sandbox.writable", "item %d is not a path; write an absolute path, ~/..., or a path relative to the workspace", i+1)
+			}
+		}
+		l.writable = ps
+	}
+	if v := fd.Sandbox.Network; v != nil {
+		b, ok := v.(bool)
+		if !ok {
+			return l.bad("sandbox.network", "must be true or false, without quotes (got %s)", show(v))
+		}
+		l.network = &b
+	}
+	if v := fd.Sandbox.EnvAllow; v != nil {
+		ns, ok := strList(v)
+		if !ok {
+			return l.bad("sandbox.env_allow", "must be a list of variable names (globs allowed), e.g. env_allow = [\"MY_TOKEN\", \"CI_*\"] (got %s)", show(v))
+		}
+		for i, n := range ns {
+			if _, err := path.Match(n, ""); err != nil || strings.TrimSpace(n) == "" || strings.ContainsAny(n, "= ") {
+				return l.bad("sandbox.env_allow", "item %d (%q) is not a variable name or glob", i+1, n)
+			}
+		}
+		l.envAllow = ns
+	}
 	return nil
 }
 
@@ -316,8 +372,12 @@ func IsLoopback(baseURL string) bool {
 func suggest(k string) string {
 	best, bestD := "", 4
 	for _, c := range knownKeys {
-		for _, cand := range []string{c, c[strings.LastIndexByte(c, '.')+1:]} {
-			if d := editDistance(k, cand); d < bestD || (d == bestD && c < best) {
+		for i, cand := range []string{c, c[strings.LastIndexByte(c, '.')+1:]} {
+			d := editDistance(k, cand)
+			if i == 1 && cand != c {
+				d++ // a key's bare name is a step further than a key of the same level
+			}
+			if d < bestD || (d == bestD && c < best) {
 				best, bestD = c, d
 			}
 		}

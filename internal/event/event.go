@@ -155,6 +155,8 @@ type RunStartedData struct {
 	MaxSteps  int      `json:"max_steps,omitempty"`
 	Allow     []string `json:"allow,omitempty"` // the run's allow rules, kept for resume
 	Deny      []string `json:"deny,omitempty"`  // the run's deny rules, kept for resume
+	// Sandbox is the OS sandbox of the run's commands as it started.
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 }
 
 type UserMessageData struct {
@@ -184,7 +186,44 @@ type ToolCallData struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 	Risk      Risk   `json:"risk"`
+	// Sandbox is the OS sandbox a command runs under (run_command only).
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 }
+
+// SandboxInfo records the OS sandbox of a command (tool_call, tool_result)
+// or of a run's commands (run_started).
+type SandboxInfo struct {
+	// Mode is what is enforced: workspace-write, read-only or off.
+	Mode string `json:"mode"`
+	// Requested is the mode asked for, when it differs from Mode (a kernel
+	// without Landlock, or a call a person let run outside the sandbox).
+	Requested string `json:"requested,omitempty"`
+	// Source is where the mode came from: flag, environment, user file,
+	// project file, default, or escalation (a person's approval).
+	Source string `json:"source,omitempty"`
+	// Network: the command may reach the network.
+	Network bool `json:"network"`
+	// Enforced names the mechanisms in force (landlock-abi-N, netns,
+	// landlock-tcp).
+	Enforced []string `json:"enforced,omitempty"`
+	// Note says what is not enforced here, or why the mode is off.
+	Note string `json:"note,omitempty"`
+	// Blocked lists what the sandbox stopped (tool_result only).
+	Blocked []SandboxBlock `json:"blocked,omitempty"`
+}
+
+// SandboxBlock is one effect the sandbox stopped.
+type SandboxBlock struct {
+	// Kind is "write" (a path) or "network" (a connection).
+	Kind   string `json:"kind"`
+	Target string `json:"target"`
+	// Allow says how to allow it.
+	Allow string `json:"allow,omitempty"`
+}
+
+// ScopeEscalate is the scope of a person's approval to run one call outside
+// the OS sandbox.
+const ScopeEscalate Scope = "escalate"
 
 type ApprovalData struct {
 	CallID   string   `json:"call_id"`
@@ -220,6 +259,8 @@ type ToolResultData struct {
 	// Background lists processes a command left running; they are ended
 	// when the run ends or pauses.
 	Background []ProcessInfo `json:"background,omitempty"`
+	// Sandbox is what the command ran under and what it blocked.
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 }
 
 type RollbackData struct {

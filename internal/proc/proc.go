@@ -67,6 +67,11 @@ type Spec struct {
 	// Gated: the program is a shell started with GateScript in front of its
 	// script; it runs nothing until Release. Without it, it runs at once.
 	Gated bool
+	// NewNetNS starts the program in a new user namespace (the caller's
+	// uid and gid mapped to themselves) and a new network namespace, with
+	// CAP_NET_ADMIN in them only (the sandbox helper brings the private
+	// loopback up, then drops it). Linux only; elsewhere Start fails.
+	NewNetNS bool
 }
 
 // GateScript is put in front of a bash script (on the same first line, so
@@ -111,7 +116,13 @@ func Start(spec Spec) (*Process, error) {
 		gateR, p.gate = r, w
 		cmd.ExtraFiles = []*os.File{r}
 	}
-	configure(cmd)
+	if err := configure(cmd, spec); err != nil {
+		if gateR != nil {
+			gateR.Close()
+			p.gate.Close()
+		}
+		return nil, fmt.Errorf("%w: %w", ErrNotStarted, err)
+	}
 	started := make(chan error, 1)
 	go func() {
 		// The parent-death signal fires when the thread that forked the child
@@ -134,7 +145,7 @@ func Start(spec Spec) (*Process, error) {
 		if p.gate != nil {
 			p.gate.Close()
 		}
-		return nil, fmt.Errorf("%w: %v", ErrNotStarted, err)
+		return nil, fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
 	pid := cmd.Process.Pid
 	p.id = Identity{PID: pid, PGID: pid, Marker: spec.Marker}

@@ -15,9 +15,21 @@ import (
 
 const groupsSupported = true
 
-func configure(cmd *exec.Cmd) {
+func configure(cmd *exec.Cmd, spec Spec) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if spec.NewNetNS {
+		a := cmd.SysProcAttr
+		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		a.GidMappingsEnableSetgroups = false
+		a.AmbientCaps = []uintptr{capNetAdmin}
+	}
+	return nil
 }
+
+// capNetAdmin is CAP_NET_ADMIN.
+const capNetAdmin = 12
 
 func lockThread()   { runtime.LockOSThread() }
 func unlockThread() { runtime.UnlockOSThread() }

@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 )
@@ -11,7 +12,12 @@ import (
 
 const groupsSupported = false
 
-func configure(*exec.Cmd)           {}
+func configure(_ *exec.Cmd, spec Spec) error {
+	if spec.NewNetNS {
+		return errors.New("network namespaces are Linux-only")
+	}
+	return nil
+}
 func lockThread()                   {}
 func unlockThread()                 {}
 func identify(int) (string, uint64) { return "", 0 }

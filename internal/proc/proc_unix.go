@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"syscall"
@@ -13,9 +14,15 @@ import (
 
 const groupsSupported = true
 
-func configure(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
-func lockThread()             {}
-func unlockThread()           {}
+func configure(cmd *exec.Cmd, spec Spec) error {
+	if spec.NewNetNS {
+		return errNoNetNS
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return nil
+}
+func lockThread()   {}
+func unlockThread() {}
 
 func identify(int) (string, uint64) { return "", 0 }
 
@@ -55,3 +62,5 @@ func scan(ids []Identity, _ string) (map[int][]Info, error) {
 	}
 	return out, nil
 }
+
+var errNoNetNS = errors.New("network namespaces are Linux-only")

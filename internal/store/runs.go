@@ -129,6 +129,21 @@ func auditFor(ev *event.Event) (AuditEntry, bool) {
 			detail += "; note: " + d.Note
 		}
 		return AuditEntry{Action: "approval", CallID: d.CallID, Detail: detail}, true
+	case *event.RunStartedData:
+		// Running commands without the OS sandbox, when one was asked for or
+		// by a choice other than the default, is a decision on record.
+		sb := d.Sandbox
+		if sb == nil || sb.Mode != "off" || (sb.Requested == "" && (sb.Source == "" || sb.Source == "default")) {
+			return AuditEntry{}, false
+		}
+		detail := "commands run without the OS sandbox: mode off from the " + sb.Source
+		if sb.Requested != "" {
+			detail = "commands run without the OS sandbox: " + sb.Requested + " was asked for (" + sb.Source + ")"
+		}
+		if sb.Note != "" {
+			detail += "; " + sb.Note
+		}
+		return AuditEntry{Action: "sandbox", Detail: detail}, true
 	case *event.GrantRevokedData:
 		return AuditEntry{Action: "grant_revoked", Detail: fmt.Sprintf("rule %s revoked by %s", d.Rule, d.Source)}, true
 	case *event.RollbackData:

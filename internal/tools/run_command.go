@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"agent/internal/event"
 	"agent/internal/proc"
 	"agent/internal/redact"
+	"agent/internal/sandbox"
 )
 
 // RunCommand is the run_command tool: a shell command in the workspace.
@@ -35,6 +35,9 @@ const (
 type runCommandArgs struct {
 	Command    string `json:"command"`
 	TimeoutSec int    `json:"timeout_sec"`
+	// OutsideSandbox asks to run the command without the OS sandbox; it
+	// runs so only when a person approved exactly this call.
+	OutsideSandbox bool `json:"outside_sandbox"`
 }
 
 func (RunCommand) Name() string     { return "run_command" }
@@ -43,13 +46,16 @@ func (RunCommand) Description() string {
 	return "Run a shell command with `bash -c` in the workspace directory and return its combined stdout and " +
 		"stderr followed by its exit code. stdin is empty (/dev/null); nothing is interactive. " +
 		"The command and all its child processes are killed after timeout_sec seconds (default 120, at most 3600). " +
-		"A non-zero exit code is reported, not treated as a failure of the tool. Long output is shortened in the middle."
+		"A non-zero exit code is reported, not treated as a failure of the tool. Long output is shortened in the middle. " +
+		"Commands may run in an OS sandbox (no writes outside the workspace, no network); what it blocked is noted in the result."
 }
 
 func (RunCommand) Schema() *Schema {
 	return objectOf(map[string]*Schema{
 		"command":     strField("The bash command line to run."),
 		"timeout_sec": intField("Timeout in seconds (default 120).", ptr(1), ptr(MaxTimeoutSec)),
+		"outside_sandbox": boolField("Run outside the OS sandbox. Only after the sandbox blocked this command and " +
+			"only if it cannot be done inside; a person must approve it (default false)."),
 	}, "command")
 }
 
@@ -84,12 +90,17 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 		return Result{}, err
 	}
 
+	sb, info, err := commandSandbox(env, a)
+	if err != nil {
+		return Result{}, err
+	}
 	out := &keepBuffer{keep: commandKeep}
-	p, err := proc.Start(proc.Spec{
+	spec := proc.Spec{
 		Path: "bash", Args: []string{"-c", proc.GateScript + a.Command},
-		Dir: root, Env: append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"),
+		Dir: root, Env: env.commandEnv(),
 		Marker: env.Marker, Stdout: out, Stderr: out, WaitDelay: commandWaitDelay, Gated: true,
-	})
+	}
+	p, err := startCommand(sb, spec, runIDOf(env.Marker))
 	if err != nil {
 		return Result{}, fmt.Errorf("run_command: start bash: %w", err)
 	}
@@ -130,10 +141,23 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	res := Result{}
+	res := Result{Sandbox: info}
 	if ps := p.State(); ps != nil {
 		code := proc.ExitCode(ps)
 		res.ExitCode = &code
+	}
+	if sb != nil {
+		// Re-read after the command: a fallback for no network may have
+		// been learned at its start.
+		res.Sandbox = sb.Info()
+		code := -1
+		if res.ExitCode != nil {
+			code = *res.ExitCode
+		}
+		if blocks := sb.Blocked(text, root, a.Command, code); len(blocks) > 0 {
+			res.Sandbox.Blocked = blocks
+			text = strings.TrimSuffix(text, "\n") + sandbox.Note(blocks, res.Sandbox.Mode, env.Escalation) + "\n"
+		}
 	}
 	var exitErr *exec.ExitError
 	switch {
@@ -159,6 +183,52 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	default:
 		res.Output = text
 		return res, fmt.Errorf("run_command: %w", waitErr)
+	}
+}
+
+// commandSandbox decides what a call runs under: the session's sandbox,
+// or none for a call a person approved to run outside it. A call asking to
+// leave the sandbox without that approval is refused.
+func commandSandbox(env *Env, a runCommandArgs) (Sandboxer, *event.SandboxInfo, error) {
+	sb := env.Sandbox
+	if sb == nil {
+		return nil, &event.SandboxInfo{Mode: sandbox.NameOff, Network: true}, nil
+	}
+	if !sb.Active() {
+		return nil, sb.Info(), nil
+	}
+	if a.OutsideSandbox {
+		if !env.OutsideSandbox {
+			return nil, nil, errors.New("run_command: outside_sandbox needs a person's approval of this call " +
+				"(only under --approval ask); run it inside the sandbox, or ask the user")
+		}
+		req := sb.Info().Mode
+		return nil, &event.SandboxInfo{Mode: sandbox.NameOff, Requested: req, Source: "escalation", Network: true,
+			Note: "a person approved running this call outside the sandbox"}, nil
+	}
+	return sb, sb.Info(), nil
+}
+
+// startCommand starts spec, through the sandbox's helper when sb is set.
+// Where namespaces cannot be made, the sandbox learns it and the start is
+// retried without them (no network is then Landlock's, or not enforced,
+// as its Info says).
+func startCommand(sb Sandboxer, spec proc.Spec, runID string) (*proc.Process, error) {
+	if sb == nil {
+		return proc.Start(spec)
+	}
+	for {
+		l, err := sb.Launch(runID, append([]string{spec.Path}, spec.Args...), spec.Env)
+		if err != nil {
+			return nil, err
+		}
+		s := spec
+		s.Path, s.Args, s.Env, s.NewNetNS = l.Path, l.Args, l.Env, l.NewNetNS
+		p, err := proc.Start(s)
+		if err != nil && l.NewNetNS && sb.NoUserNS(err) {
+			continue
+		}
+		return p, err
 	}
 }
 

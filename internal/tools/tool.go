@@ -50,6 +50,17 @@ type Env struct {
 	// Started, per call, is called once run_command's process exists and
 	// before it runs anything; the command runs only if it returns nil.
 	Started func(proc.Identity) error
+	// Sandbox confines run_command (nil: commands run with the agent's rights).
+	Sandbox Sandboxer
+	// CommandEnv is the environment commands get, already scrubbed of
+	// credentials (nil: the agent's own environment).
+	CommandEnv []string
+	// Escalation: a person can approve a re-run outside the sandbox (the
+	// run's approval mode is ask), so a blocked command's note says how.
+	Escalation bool
+	// OutsideSandbox, per call: a person approved running this call
+	// outside the sandbox (an approval of scope escalate).
+	OutsideSandbox bool
 
 	// root is the workspace opened once as an *os.Root, beneath which every
 	// file tool resolves and opens (see confine.go); zero until first use.
@@ -66,7 +77,7 @@ func (e *Env) ForCall(marker string, started func(proc.Identity) error) *Env {
 		owner = e.shared
 	}
 	return &Env{Workspace: e.Workspace, DefaultTimeoutSec: e.DefaultTimeoutSec, Plan: e.Plan, Hidden: e.Hidden,
-		Marker: marker, Started: started, shared: owner}
+		Marker: marker, Started: started, Sandbox: e.Sandbox, CommandEnv: e.CommandEnv, Escalation: e.Escalation, shared: owner}
 }
 
 func (e *Env) hidden(rel string) bool { return e != nil && e.Hidden != nil && e.Hidden(rel) }
@@ -90,6 +101,8 @@ type Result struct {
 	ExitCode *int
 	// Background lists processes run_command left running.
 	Background []proc.Info
+	// Sandbox is what run_command ran under and what the sandbox blocked.
+	Sandbox *event.SandboxInfo
 }
 
 // Schema is a small JSON-schema subset, serialised as JSON schema.

@@ -1,0 +1,59 @@
+package app
+
+import (
+	"context"
+	"os"
+
+	"agent/internal/event"
+	"agent/internal/store"
+
+	"agent/internal/redact"
+	"agent/internal/sandbox"
+)
+
+// commandSandbox makes the session's command sandbox from the settings
+// (warnings, such as "not sandboxed here", go to warn) and the environment
+// commands get: the agent's own, without the model API keys and the
+// variables whose names or values look like credentials, except those the
+// user's [sandbox] env_allow names.
+func commandSandbox(set *Settings, warn func(string)) (*sandbox.Sandbox, []string) {
+	sb, warns := sandbox.New(sandbox.Options{
+		Mode: set.Sandbox.Mode, Source: set.SandboxSource, Workspace: set.Workspace,
+		Writable: set.Sandbox.Writable, Network: set.Sandbox.Network,
+	})
+	for _, w := range warns {
+		warn(w)
+	}
+	det := redact.New(redact.Config{}) // the detectors alone: no known values, no PII
+	env, _ := sandbox.ScrubEnv(os.Environ(), set.Sandbox.EnvAllow, func(name, value string) bool {
+		if redact.SecretEnvName(name) {
+			return true
+		}
+		for _, f := range det.Find([]byte(value)) {
+			if !f.Example {
+				return true
+			}
+		}
+		return false
+	})
+	return sb, env
+}
+
+// RunSandbox is the sandbox mode a run started with (the one it asked for,
+// where the kernel could not enforce it), "" when its journal does not say:
+// a resume keeps it unless a flag or the environment sets another.
+func RunSandbox(ctx context.Context, st *store.Store, runID string) string {
+	evs, err := st.Events(ctx, runID, 0)
+	if err != nil {
+		return ""
+	}
+	for _, ev := range evs {
+		if d, ok := ev.Data.(*event.RunStartedData); ok && d.Sandbox != nil {
+			if d.Sandbox.Requested != "" {
+				return d.Sandbox.Requested
+			}
+			return d.Sandbox.Mode
+		}
+	}
+	return ""
+}

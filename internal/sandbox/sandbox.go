@@ -1,0 +1,441 @@
+// Package sandbox owns the OS sandbox of the commands the agent runs: the
+// policy (mode, writable paths, network), what this kernel can enforce
+// (Landlock ABI, user namespaces; the check is injectable), the launch of a
+// command through the agent's own hidden helper (`agent sandbox-exec`, which
+// applies Landlock rules and execs bash; Exec is its body), the per-run
+// temporary directory, the environment scrubbing of commands, and the
+// reading of a command's output for what the sandbox blocked.
+//
+// It must not start processes itself (internal/proc does, with the launch
+// this package describes), touch the journal, or decide approvals: it says
+// what a command runs under, and internal/tools and internal/agent record it.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"agent/internal/event"
+)
+
+// Mode is how much a command may change.
+type Mode int
+
+const (
+	// ModeOff: the command runs with the agent's own rights.
+	ModeOff Mode = iota
+	// ModeWorkspaceWrite: it reads the machine and writes only the
+	// workspace, the run's temporary directory, build caches and the
+	// configured writable paths.
+	ModeWorkspaceWrite
+	// ModeReadOnly: it reads the machine and writes nothing but the run's
+	// temporary directory.
+	ModeReadOnly
+)
+
+// Mode names, as in config files, flags and events.
+const (
+	NameOff            = "off"
+	NameWorkspaceWrite = "workspace-write"
+	NameReadOnly       = "read-only"
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeWorkspaceWrite:
+		return NameWorkspaceWrite
+	case ModeReadOnly:
+		return NameReadOnly
+	}
+	return NameOff
+}
+
+// ParseMode reads a mode name.
+func ParseMode(s string) (Mode, error) {
+	switch strings.TrimSpace(s) {
+	case NameOff:
+		return ModeOff, nil
+	case NameWorkspaceWrite:
+		return ModeWorkspaceWrite, nil
+	case NameReadOnly:
+		return ModeReadOnly, nil
+	}
+	return ModeOff, fmt.Errorf("unknown sandbox mode %q: use %s, %s or %s", s, NameWorkspaceWrite, NameReadOnly, NameOff)
+}
+
+// StricterThan reports whether m confines more than o.
+func (m Mode) StricterThan(o Mode) bool { return m.rank() > o.rank() }
+
+func (m Mode) rank() int {
+	switch m {
+	case ModeWorkspaceWrite:
+		return 1
+	case ModeReadOnly:
+		return 2
+	}
+	return 0
+}
+
+// DefaultFor is the sandbox of an approval mode when nothing sets one:
+// workspace-write where commands run without a person looking at each
+// (auto-edit, full-auto), read-only under read-only, off under ask, where
+// a person approves every command.
+func DefaultFor(approval string) Mode {
+	switch approval {
+	case "auto-edit", "full-auto":
+		return ModeWorkspaceWrite
+	case "read-only":
+		return ModeReadOnly
+	}
+	return ModeOff
+}
+
+// Capabilities is what this machine can enforce.
+type Capabilities struct {
+	// LandlockABI is the kernel's Landlock ABI version (0: none).
+	LandlockABI int
+	// UserNS: a command can be started in a new user and network
+	// namespace (no network). Linux only; checked for real at the first
+	// command (see Sandbox.NoUserNS).
+	UserNS bool
+	// Reason says why there is no sandbox here, when LandlockABI is 0.
+	Reason string
+}
+
+// Options configure a Sandbox.
+type Options struct {
+	Mode Mode
+	// Source says where the mode came from (flag, environment, user file,
+	// project file, default), for the record.
+	Source string
+	// Workspace is the absolute, symlink-resolved workspace.
+	Workspace string
+	// Writable are extra writable paths (absolute, or relative to the
+	// workspace; ~ is the home directory).
+	Writable []string
+	// Network lets commands reach the network.
+	Network bool
+	// Helper is the argv prefix that runs the helper; nil means
+	// /proc/self/exe sandbox-exec (the agent binary itself).
+	Helper []string
+	// Probe reports what the machine can enforce; nil means Detect.
+	Probe func() Capabilities
+	// Getenv reads the environment (HOME, XDG_CACHE_HOME, GOCACHE, ...);
+	// nil means os.Getenv.
+	Getenv func(string) string
+	// TempRoot is where per-run temporary directories are made (default
+	// os.TempDir()).
+	TempRoot string
+}
+
+// Sandbox is the sandbox of one session's commands.
+type Sandbox struct {
+	requested Mode
+	mode      Mode // effective
+	source    string
+	ws        string
+	writable  []string // effective writable directories (besides the run's TMPDIR)
+	network   bool
+	caps      Capabilities
+	helper    []string
+	tempRoot  string
+	note      string // why the effective mode differs, or what is not enforced
+
+	mu     sync.Mutex
+	noNS   bool // user namespaces failed: no network is Landlock's TCP rules, if any
+	temps  map[string]string
+	closed bool
+}
+
+// ErrUnavailable marks a mode that cannot be enforced here.
+var ErrUnavailable = errors.New("not sandboxed here")
+
+// New decides what the session's commands run under. The warnings are for
+// the person: a mode that cannot be enforced here (recorded as off), a
+// protection only partly available.
+func New(opt Options) (*Sandbox, []string) {
+	getenv := opt.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	probe := opt.Probe
+	if probe == nil {
+		probe = Detect
+	}
+	s := &Sandbox{requested: opt.Mode, mode: opt.Mode, source: opt.Source, ws: opt.Workspace, network: opt.Network,
+		helper: opt.Helper, tempRoot: opt.TempRoot, temps: map[string]string{}}
+	if s.helper == nil {
+		s.helper = []string{"/proc/self/exe", "sandbox-exec"}
+	}
+	if s.tempRoot == "" {
+		s.tempRoot = os.TempDir()
+	}
+	if opt.Mode == ModeOff {
+		return s, nil
+	}
+	s.caps = probe()
+	var warns []string
+	if s.caps.LandlockABI == 0 {
+		s.mode = ModeOff
+		s.note = fmt.Sprintf("not sandboxed here: %s; --sandbox %s was asked for, commands run with your full rights and are recorded as sandbox off",
+			s.caps.Reason, opt.Mode)
+		return s, []string{s.note + " (use --approval ask to approve each command)"}
+	}
+	if opt.Mode == ModeWorkspaceWrite {
+		s.writable = writableDirs(opt.Workspace, opt.Writable, getenv)
+	}
+	if !opt.Network && !s.caps.UserNS {
+		warns = append(warns, s.netFallbackNote())
+		s.note = s.netFallbackNote()
+	}
+	return s, warns
+}
+
+// netFallbackNote says what "no network" is without user namespaces.
+func (s *Sandbox) netFallbackNote() string {
+	if s.caps.LandlockABI >= 4 {
+		return "user namespaces are not available: no network is enforced by Landlock for TCP only (UDP and other sockets can still reach the network)"
+	}
+	return fmt.Sprintf("user namespaces are not available and Landlock ABI %d cannot restrict TCP: commands can reach the network", s.caps.LandlockABI)
+}
+
+// Mode is the effective mode (off where the requested one cannot be
+// enforced).
+func (s *Sandbox) Mode() Mode {
+	if s == nil {
+		return ModeOff
+	}
+	return s.mode
+}
+
+// Requested is the mode the configuration asked for.
+func (s *Sandbox) Requested() Mode {
+	if s == nil {
+		return ModeOff
+	}
+	return s.requested
+}
+
+// Active reports whether commands are confined.
+func (s *Sandbox) Active() bool { return s.Mode() != ModeOff }
+
+// Writable lists the directories a workspace-write command may write
+// (besides the run's temporary directory).
+func (s *Sandbox) Writable() []string { return slices.Clone(s.writable) }
+
+// Info describes the sandbox for the journal (tool_call, run_started).
+func (s *Sandbox) Info() *event.SandboxInfo {
+	if s == nil {
+		return &event.SandboxInfo{Mode: NameOff, Network: true}
+	}
+	in := &event.SandboxInfo{Mode: s.mode.String(), Source: s.source, Note: s.note}
+	if s.requested != s.mode {
+		in.Requested = s.requested.String()
+	}
+	if s.mode == ModeOff {
+		in.Network = true
+		return in
+	}
+	in.Network = s.network
+	in.Enforced = append(in.Enforced, fmt.Sprintf("landlock-abi-%d", s.caps.LandlockABI))
+	if !s.network {
+		s.mu.Lock()
+		noNS := s.noNS || !s.caps.UserNS
+		s.mu.Unlock()
+		switch {
+		case !noNS:
+			in.Enforced = append(in.Enforced, "netns")
+		case s.caps.LandlockABI >= 4:
+			in.Enforced = append(in.Enforced, "landlock-tcp")
+			in.Note = s.netFallbackNote()
+		default:
+			in.Note = s.netFallbackNote()
+		}
+	}
+	return in
+}
+
+// Launch is how to start one sandboxed command: the program and its
+// arguments (the helper, then the command's own argv), its environment,
+// and whether to start it in new user and network namespaces.
+type Launch struct {
+	Path     string
+	Args     []string
+	Env      []string
+	NewNetNS bool
+}
+
+// Launch wraps argv (bash -c ...) for the run runID. environ is the
+// command's environment; TMPDIR is set to the run's own directory.
+func (s *Sandbox) Launch(runID string, argv []string, environ []string) (Launch, error) {
+	if !s.Active() {
+		return Launch{}, fmt.Errorf("sandbox: %w", ErrUnavailable)
+	}
+	tmp, err := s.TempDir(runID)
+	if err != nil {
+		return Launch{}, err
+	}
+	s.mu.Lock()
+	noNS := s.noNS || !s.caps.UserNS
+	s.mu.Unlock()
+	sp := helperSpec{ReadOnly: s.mode == ModeReadOnly, Writable: append([]string{tmp}, s.writable...)}
+	netns := false
+	if !s.network {
+		if noNS {
+			sp.BlockTCP = s.caps.LandlockABI >= 4
+		} else {
+			netns, sp.Loopback = true, true
+		}
+	}
+	enc, err := sp.encode()
+	if err != nil {
+		return Launch{}, err
+	}
+	args := append(append(slices.Clone(s.helper[1:]), enc, "--"), argv...)
+	env := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "TMPDIR="+tmp)
+	return Launch{Path: s.helper[0], Args: args, Env: env, NewNetNS: netns}, nil
+}
+
+// NoUserNS records that starting a command in new namespaces failed
+// (err): later commands do without them. It reports whether to retry the
+// start that failed.
+func (s *Sandbox) NoUserNS(err error) bool {
+	if s == nil || s.network || !nsStartError(err) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.noNS {
+		return false
+	}
+	s.noNS = true
+	return true
+}
+
+// TempDir is the run's own temporary directory (the commands' $TMPDIR),
+// made on first use and removed by Close.
+func (s *Sandbox) TempDir(runID string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", errors.New("sandbox: closed")
+	}
+	if d, ok := s.temps[runID]; ok {
+		return d, nil
+	}
+	d, err := os.MkdirTemp(s.tempRoot, "agent-run-"+safeName(runID)+"-")
+	if err != nil {
+		return "", fmt.Errorf("sandbox: the run's temporary directory: %w", err)
+	}
+	if d, err = filepath.EvalSymlinks(d); err != nil {
+		return "", fmt.Errorf("sandbox: the run's temporary directory: %w", err)
+	}
+	s.temps[runID] = d
+	return d, nil
+}
+
+// Close removes the runs' temporary directories.
+func (s *Sandbox) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for id, d := range s.temps {
+		_ = os.RemoveAll(d)
+		delete(s.temps, id)
+	}
+}
+
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '_'
+	}, id)
+}
+
+// writableDirs is what workspace-write may write besides the run's TMPDIR:
+// the workspace, the build caches ($XDG_CACHE_HOME or ~/.cache, which holds
+// the Go build cache and pip's; GOCACHE, GOMODCACHE, npm's ~/.npm where
+// they exist) and the configured paths. Missing configured paths are
+// skipped (Landlock rules need an existing path).
+func writableDirs(ws string, extra []string, getenv func(string) string) []string {
+	home := getenv("HOME")
+	var out []string
+	add := func(p string, create bool) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		if create {
+			_ = os.MkdirAll(p, 0o755)
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return
+		}
+		if st, err := os.Stat(r); err != nil || !st.IsDir() {
+			return
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	add(ws, false)
+	cache := getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(cache) && home != "" {
+		cache = filepath.Join(home, ".cache")
+	}
+	add(cache, true)
+	add(getenv("GOCACHE"), false)
+	mod := getenv("GOMODCACHE")
+	if mod == "" {
+		gp := getenv("GOPATH")
+		if gp == "" && home != "" {
+			gp = filepath.Join(home, "go")
+		}
+		if gp != "" {
+			mod = filepath.Join(filepath.SplitList(gp)[0], "pkg", "mod")
+		}
+	}
+	add(mod, false)
+	if home != "" {
+		add(filepath.Join(home, ".npm"), false)
+	}
+	add(getenv("npm_config_cache"), false)
+	add(getenv("PIP_CACHE_DIR"), false)
+	for _, p := range extra {
+		add(ExpandPath(p, ws, home), false)
+	}
+	return out
+}
+
+// ExpandPath makes a configured path absolute: ~ is home, a relative path
+// is beneath the workspace.
+func ExpandPath(p, ws, home string) string {
+	switch {
+	case p == "~":
+		return home
+	case strings.HasPrefix(p, "~/"):
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, p[2:])
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	}
+	return filepath.Join(ws, p)
+}
