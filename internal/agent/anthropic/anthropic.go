@@ -1,6 +1,9 @@
 // Package anthropic is the agent.Provider for the Anthropic Messages API
 // (api.anthropic.com, and proxies or local servers speaking the same wire
-// protocol), built on github.com/anthropics/anthropic-sdk-go.
+// protocol). It reads the stream with the SSE decoder of
+// github.com/anthropics/anthropic-sdk-go (packages/ssestream) and speaks the
+// few JSON shapes it needs itself: the SDK's client and types would add about
+// 10 MB to the binary (docs/benchmarks.md).
 //
 // It owns: turning an agent.Request into a streaming Messages request (the
 // request's system messages as system blocks, tool results as tool_result
@@ -13,23 +16,24 @@
 // (*ModelError, ErrMissingKey).
 //
 // It must not touch anything else: no configuration lookup (the caller passes
-// Config; the SDK's own environment defaults are switched off, and
-// environment variables are only named in error messages), no disk, no
+// Config; environment variables are only named in error messages), no disk, no
 // logging, no conversation state. It never retries once a stream has
 // delivered data: a broken stream is an error for the loop to handle.
 package anthropic
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"agent/internal/agent"
 )
@@ -88,9 +92,9 @@ type Config struct {
 // Provider is an agent.Provider for the Messages API. It is safe for
 // concurrent use.
 type Provider struct {
-	cfg     Config
-	baseURL string
-	msgs    sdk.MessageService
+	cfg      Config
+	baseURL  string
+	endpoint string // baseURL + /v1/messages
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -133,17 +137,7 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{}
 	}
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(), // Config is the only source: no ANTHROPIC_* lookup, no profile files
-		option.WithBaseURL(base),
-		option.WithHTTPClient(cfg.HTTPClient),
-		option.WithMaxRetries(0), // Stream retries, honouring retry-after, and only before the stream starts
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey), option.WithHeader("x-api-key", cfg.APIKey))
-	}
-	c := sdk.NewClient(opts...)
-	return &Provider{cfg: cfg, baseURL: base, msgs: c.Messages}, nil
+	return &Provider{cfg: cfg, baseURL: base, endpoint: base + "/v1/messages"}, nil
 }
 
 // IsLoopback reports whether host (a hostname or IP, without port) is the
@@ -167,12 +161,16 @@ func (p *Provider) BaseURL() string { return p.baseURL }
 // before the first event arrives, and returns the stream of the turn. Errors
 // are *ModelError, or wrap ctx.Err() when ctx ends.
 func (p *Provider) Stream(ctx context.Context, req *agent.Request) (agent.Stream, error) {
-	params, err := p.buildParams(req)
+	wreq, err := p.buildRequest(req)
 	if err != nil {
 		return nil, err
 	}
+	body, err := json.Marshal(wreq)
+	if err != nil {
+		return nil, &ModelError{Err: err, Msg: fmt.Sprintf("cannot encode the model request: %v", err)}
+	}
 	for attempt := 1; ; attempt++ {
-		s, err := p.attempt(ctx, params)
+		s, err := p.attempt(ctx, body)
 		if err == nil {
 			return s, nil
 		}
@@ -202,7 +200,7 @@ func (p *Provider) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 
 // attempt makes one HTTP request and reads its first event, so that
 // failures before any data arrived can be retried.
-func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams) (*stream, error) {
+func (p *Provider) attempt(ctx context.Context, body []byte) (*stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("model request: %w", err)
 	}
@@ -216,7 +214,32 @@ func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams) (*s
 	actx, cancelCause := context.WithCancelCause(actx)
 	cancel := func() { cancelCause(context.Canceled); cancelTimeout() }
 
-	s := newStream(p, ctx, actx, cancel, cancelCause, p.msgs.NewStreaming(actx, params))
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, p.endpoint, bytes.NewReader(body))
+	if err != nil {
+		cancel()
+		return nil, &ModelError{Err: err, Msg: p.redact(fmt.Sprintf("cannot make the model request: %v", err))}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	hreq.Header.Set("anthropic-version", apiVersion)
+	if p.cfg.APIKey != "" {
+		hreq.Header.Set("x-api-key", p.cfg.APIKey)
+	}
+	resp, err := p.cfg.HTTPClient.Do(hreq)
+	if err != nil {
+		cancel()
+		return nil, p.classify(ctx, actx, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer cancel()
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("model request: %w", ctx.Err())
+		}
+		return nil, p.statusError(resp.StatusCode, resp.Header, raw)
+	}
+	s := newStream(p, ctx, actx, cancel, cancelCause, ssestream.NewDecoder(resp))
 	if err := s.first(); err != nil {
 		s.release()
 		return nil, err

@@ -427,3 +427,64 @@ func TestNotAStream(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// sse serves a fixed event stream.
+func sse(t *testing.T, body string) string {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+const startEvent = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
+
+// An error event after the stream started is the turn's error, typed by the
+// status it stands for, and not retried.
+func TestErrorEventMidStream(t *testing.T) {
+	url := sse(t, startEvent+"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n")
+	p := newProvider(t, url, nil)
+	s, err := p.Stream(context.Background(), simpleRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := collect(t, s)
+	var me *anthropic.ModelError
+	if !errors.As(c.err, &me) || me.Status != anthropic.StatusOverloaded || !strings.Contains(c.err.Error(), "mid-stream") {
+		t.Fatalf("err = %v", c.err)
+	}
+}
+
+// An event this adapter cannot read is named with what was received.
+func TestUnreadableEvent(t *testing.T) {
+	p := newProvider(t, sse(t, startEvent+"event: content_block_delta\ndata: {\"index\": \"zero\"\n\n"), nil)
+	s, err := p.Stream(context.Background(), simpleRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := collect(t, s)
+	if c.err == nil || !strings.Contains(c.err.Error(), `it received: {"index": "zero"`) {
+		t.Fatalf("err = %v", c.err)
+	}
+}
+
+// A tool_use whose input comes whole in content_block_start (no deltas)
+// still yields its arguments.
+func TestToolInputWithoutDeltas(t *testing.T) {
+	body := startEvent +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"glob\",\"input\":{\"pattern\":\"*.go\"}}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":7}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	p := newProvider(t, sse(t, body), nil)
+	s, err := p.Stream(context.Background(), simpleRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := collect(t, s)
+	if c.err != nil || c.calls[0] == nil || c.calls[0].Arguments != `{"pattern":"*.go"}` || c.usage.Output != 7 || c.usage.Input != 5 {
+		t.Fatalf("calls %+v usage %+v err %v", c.calls[0], c.usage, c.err)
+	}
+}

@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 )
 
 // ErrMissingKey is returned by New for a non-loopback endpoint without an API key.
@@ -83,32 +81,32 @@ func (p *Provider) classify(parent, attemptCtx context.Context, err error) error
 		return &ModelError{Retryable: true, Err: err,
 			Msg: fmt.Sprintf("the model stream stalled: no data for %s", p.cfg.IdleTimeout)}
 	}
-	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) {
-		return p.apiError(apiErr)
-	}
-	if me := p.badEvent(err); me != nil {
-		return me
-	}
 	return p.connError(err)
 }
 
-// apiError builds the error of an HTTP error response, or of an error event
-// in a 200 stream (its type says what the status would have been).
-func (p *Provider) apiError(e *sdk.Error) *ModelError {
-	typ := string(e.Type())
-	status := e.StatusCode
-	if status == 0 || status == http.StatusOK {
-		status = statusOfType(typ)
+// statusError builds the error of an HTTP error response.
+func (p *Provider) statusError(status int, h http.Header, raw []byte) *ModelError {
+	var body errorBody
+	detail := ""
+	if json.Unmarshal(raw, &body) == nil && (body.Error.Type != "" || body.Error.Message != "") {
+		detail = body.Error.Message
+	} else {
+		detail = snippet(string(raw))
 	}
-	me := &ModelError{Status: status, Type: typ, Err: e}
-	if e.Response != nil {
-		me.RetryAfter, me.hasRetryAfter = parseRetryAfter(e.Response.Header, time.Now())
-	}
-	detail := strings.TrimSpace(e.Message)
-	if detail == "" && e.StatusCode != http.StatusOK {
-		detail = snippet(e.RawJSON())
-	}
+	me := p.modelError(status, body.Error.Type, detail)
+	me.RetryAfter, me.hasRetryAfter = parseRetryAfter(h, time.Now())
+	return me
+}
+
+// eventError is the error of an error event in a 200 stream: its type says
+// what the status would have been.
+func (p *Provider) eventError(we wireError) *ModelError {
+	return p.modelError(statusOfType(we.Type), we.Type, we.Message)
+}
+
+func (p *Provider) modelError(status int, typ, detail string) *ModelError {
+	me := &ModelError{Status: status, Type: typ, Err: fmt.Errorf("HTTP %d %s: %s", status, typ, p.redact(detail))}
+	detail = strings.TrimSpace(detail)
 	var msg string
 	switch {
 	case status == http.StatusUnauthorized:
@@ -171,16 +169,11 @@ func statusOfType(typ string) int {
 	return 0
 }
 
-// badEvent is the error of a stream event that could not be decoded (nil
-// when err is not one).
-func (p *Provider) badEvent(err error) *ModelError {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if !errors.As(err, &syn) && !errors.As(err, &typ) {
-		return nil
-	}
+// badEvent is the error of a stream event that could not be decoded.
+func (p *Provider) badEvent(err error, data []byte) *ModelError {
 	return &ModelError{Err: err, Msg: p.redact(fmt.Sprintf(
-		"the model endpoint sent a stream event this agent cannot read (%v): it does not speak the Anthropic Messages stream format; check ANTHROPIC_BASE_URL / --base-url", err))}
+		"the model endpoint sent a stream event this agent cannot read (%v); it received: %s. "+
+			"The server does not speak the Anthropic Messages stream format; check ANTHROPIC_BASE_URL / --base-url", err, snippet(string(data))))}
 }
 
 // connError classifies a transport-level failure.

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-
 	"agent/internal/agent"
 )
 
@@ -19,36 +17,28 @@ const emptyToolOutput = "(no output)"
 // the API wants the first message to be the user's.
 const continuing = "(the conversation so far follows)"
 
-// wireMsg is one message being assembled: consecutive agent messages of the
-// same wire role are merged into it, as the API wants roles to alternate.
-type wireMsg struct {
-	assistant bool
-	blocks    []sdk.ContentBlockParamUnion
-}
-
-// breakpoint is a place a cache_control may go: a system block or the last
-// block of a message.
+// breakpoint is a place a cache_control may go: a system block (system >= 0)
+// or a block of a message.
 type breakpoint struct {
-	system int // index into the system blocks, or -1
-	msg    int // index into the messages
+	system int
+	msg    int
 	block  int
 }
 
-// buildParams maps an agent.Request onto the wire request.
-func (p *Provider) buildParams(req *agent.Request) (sdk.MessageNewParams, error) {
+// buildRequest maps an agent.Request onto the wire request.
+func (p *Provider) buildRequest(req *agent.Request) (*wireRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = p.cfg.Model
 	}
 	if model == "" {
-		return sdk.MessageNewParams{}, &ModelError{Msg: "no model configured: set --model or AGENT_MODEL (e.g. claude-sonnet-4-5)"}
+		return nil, &ModelError{Msg: "no model configured: set --model or AGENT_MODEL (e.g. claude-sonnet-4-5)"}
 	}
 	maxTokens := p.cfg.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = maxTokensFor(model)
 	}
-	var system []sdk.TextBlockParam
-	var msgs []wireMsg
+	w := &wireRequest{Model: model, MaxTokens: maxTokens, Stream: true}
 	var marks []breakpoint
 	leading := true
 	for i, m := range req.Messages {
@@ -56,35 +46,35 @@ func (p *Provider) buildParams(req *agent.Request) (sdk.MessageNewParams, error)
 			if strings.TrimSpace(m.Content) == "" {
 				continue
 			}
-			system = append(system, sdk.TextBlockParam{Text: m.Content})
+			w.System = append(w.System, textBlock{Type: "text", Text: m.Content})
 			if m.CacheBreak {
-				marks = append(marks, breakpoint{system: len(system) - 1})
+				marks = append(marks, breakpoint{system: len(w.System) - 1})
 			}
 			continue
 		}
 		leading = false
-		blocks, assistant, err := wireBlocks(m)
+		blocks, role, err := wireBlocks(m)
 		if err != nil {
-			return sdk.MessageNewParams{}, &ModelError{Err: err, Msg: fmt.Sprintf("invalid conversation: message %d: %v", i, err)}
+			return nil, &ModelError{Err: err, Msg: fmt.Sprintf("invalid conversation: message %d: %v", i, err)}
 		}
 		if len(blocks) == 0 {
 			continue // an empty answer: the API rejects a message without content
 		}
-		if n := len(msgs); n > 0 && msgs[n-1].assistant == assistant {
-			msgs[n-1].blocks = append(msgs[n-1].blocks, blocks...)
+		if n := len(w.Messages); n > 0 && w.Messages[n-1].Role == role {
+			w.Messages[n-1].Content = append(w.Messages[n-1].Content, blocks...)
 		} else {
-			msgs = append(msgs, wireMsg{assistant: assistant, blocks: blocks})
+			w.Messages = append(w.Messages, wireMessage{Role: role, Content: blocks})
 		}
 		if m.CacheBreak {
-			last := len(msgs) - 1
-			marks = append(marks, breakpoint{system: -1, msg: last, block: len(msgs[last].blocks) - 1})
+			last := len(w.Messages) - 1
+			marks = append(marks, breakpoint{system: -1, msg: last, block: len(w.Messages[last].Content) - 1})
 		}
 	}
-	if len(msgs) == 0 {
-		return sdk.MessageNewParams{}, &ModelError{Msg: "invalid conversation: no user or assistant message to send"}
+	if len(w.Messages) == 0 {
+		return nil, &ModelError{Msg: "invalid conversation: no user or assistant message to send"}
 	}
-	if msgs[0].assistant {
-		msgs = append([]wireMsg{{blocks: []sdk.ContentBlockParamUnion{sdk.NewTextBlock(continuing)}}}, msgs...)
+	if w.Messages[0].Role == "assistant" {
+		w.Messages = append([]wireMessage{{Role: "user", Content: []block{{Type: "text", Text: continuing}}}}, w.Messages...)
 		for i := range marks {
 			if marks[i].system < 0 {
 				marks[i].msg++
@@ -93,35 +83,22 @@ func (p *Provider) buildParams(req *agent.Request) (sdk.MessageNewParams, error)
 	}
 	tools, err := wireTools(req.Tools)
 	if err != nil {
-		return sdk.MessageNewParams{}, err
+		return nil, err
 	}
+	w.Tools = tools
 	budget := maxBreakpoints
 	if len(tools) > 0 {
-		tools[len(tools)-1].OfTool.CacheControl = sdk.NewCacheControlEphemeralParam()
+		tools[len(tools)-1].CacheControl = ephemeral
 		budget--
 	}
 	for _, b := range pick(marks, budget) {
 		if b.system >= 0 {
-			system[b.system].CacheControl = sdk.NewCacheControlEphemeralParam()
-			continue
-		}
-		setCache(&msgs[b.msg].blocks[b.block])
-	}
-	wire := make([]sdk.MessageParam, len(msgs))
-	for i, m := range msgs {
-		if m.assistant {
-			wire[i] = sdk.NewAssistantMessage(m.blocks...)
+			w.System[b.system].CacheControl = ephemeral
 		} else {
-			wire[i] = sdk.NewUserMessage(m.blocks...)
+			w.Messages[b.msg].Content[b.block].CacheControl = ephemeral
 		}
 	}
-	return sdk.MessageNewParams{
-		Model:     sdk.Model(model),
-		MaxTokens: int64(maxTokens),
-		System:    system,
-		Messages:  wire,
-		Tools:     tools,
-	}, nil
+	return w, nil
 }
 
 // pick keeps at most n breakpoints: the first (the instructions, the most
@@ -136,56 +113,39 @@ func pick(marks []breakpoint, n int) []breakpoint {
 	return append([]breakpoint{marks[0]}, marks[len(marks)-(n-1):]...)
 }
 
-// setCache puts a cache_control breakpoint on a block.
-func setCache(b *sdk.ContentBlockParamUnion) {
-	cc := sdk.NewCacheControlEphemeralParam()
-	switch {
-	case b.OfText != nil:
-		b.OfText.CacheControl = cc
-	case b.OfToolUse != nil:
-		b.OfToolUse.CacheControl = cc
-	case b.OfToolResult != nil:
-		b.OfToolResult.CacheControl = cc
-	}
-}
-
-// wireBlocks turns one agent message into content blocks and says whether
-// they belong to the assistant's side.
-func wireBlocks(m agent.Message) ([]sdk.ContentBlockParamUnion, bool, error) {
+// wireBlocks turns one agent message into content blocks and names the
+// wire role they belong to.
+func wireBlocks(m agent.Message) ([]block, string, error) {
 	switch m.Role {
 	case agent.RoleSystem, agent.RoleUser:
 		// a system message after the conversation has begun keeps its place, as the user's
 		if strings.TrimSpace(m.Content) == "" {
-			return nil, false, nil
+			return nil, "user", nil
 		}
-		return []sdk.ContentBlockParamUnion{sdk.NewTextBlock(m.Content)}, false, nil
+		return []block{{Type: "text", Text: m.Content}}, "user", nil
 	case agent.RoleAssistant:
-		var out []sdk.ContentBlockParamUnion
+		var out []block
 		if strings.TrimSpace(m.Content) != "" {
-			out = append(out, sdk.NewTextBlock(m.Content))
+			out = append(out, block{Type: "text", Text: m.Content})
 		}
 		for _, tc := range m.ToolCalls {
 			if tc.ID == "" {
-				return nil, true, fmt.Errorf("tool call %q without an id", tc.Name)
+				return nil, "assistant", fmt.Errorf("tool call %q without an id", tc.Name)
 			}
-			out = append(out, sdk.NewToolUseBlock(tc.ID, toolInput(tc.Arguments), tc.Name))
+			out = append(out, block{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: toolInput(tc.Arguments)})
 		}
-		return out, true, nil
+		return out, "assistant", nil
 	case agent.RoleTool:
 		if m.ToolCallID == "" {
-			return nil, false, fmt.Errorf("tool message without a tool call id")
+			return nil, "user", fmt.Errorf("tool message without a tool call id")
 		}
 		content := m.Content
 		if strings.TrimSpace(content) == "" {
 			content = emptyToolOutput
 		}
-		b := sdk.ContentBlockParamUnion{OfToolResult: &sdk.ToolResultBlockParam{
-			ToolUseID: m.ToolCallID,
-			Content:   []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: content}}},
-		}}
-		return []sdk.ContentBlockParamUnion{b}, false, nil
+		return []block{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: []textBlock{{Type: "text", Text: content}}}}, "user", nil
 	}
-	return nil, false, fmt.Errorf("unknown role %q", m.Role)
+	return nil, "", fmt.Errorf("unknown role %q", m.Role)
 }
 
 // toolInput is a call's arguments as the JSON object the API wants. The
@@ -193,49 +153,31 @@ func wireBlocks(m agent.Message) ([]sdk.ContentBlockParamUnion, bool, error) {
 // answered the call with a tool error) are sent as {}.
 func toolInput(args string) json.RawMessage {
 	b := bytes.TrimSpace([]byte(args))
-	if len(b) == 0 || b[0] != '{' || !json.Valid(b) {
-		return json.RawMessage(`{}`)
-	}
 	var compact bytes.Buffer
-	if json.Compact(&compact, b) != nil {
+	if len(b) == 0 || b[0] != '{' || json.Compact(&compact, b) != nil {
 		return json.RawMessage(`{}`)
 	}
 	return json.RawMessage(compact.Bytes())
 }
 
-// wireTools maps the tool specs; a schema's properties and required list
-// go to their fields, any other keyword along with them.
-func wireTools(specs []agent.ToolSpec) ([]sdk.ToolUnionParam, error) {
-	out := make([]sdk.ToolUnionParam, 0, len(specs))
+// wireTools maps the tool specs; a schema must be a JSON object (an empty one
+// stands for "no arguments").
+func wireTools(specs []agent.ToolSpec) ([]wireTool, error) {
+	out := make([]wireTool, 0, len(specs))
 	for _, t := range specs {
-		schema := sdk.ToolInputSchemaParam{Properties: map[string]any{}}
-		if raw := bytes.TrimSpace(t.Parameters); len(raw) > 0 {
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &m); err != nil {
-				return nil, &ModelError{Err: err, Msg: fmt.Sprintf("invalid tool %q: its parameters are not a JSON object", t.Name)}
-			}
-			for k, v := range m {
-				switch k {
-				case "type":
-				case "properties":
-					schema.Properties = v
-				case "required":
-					if err := json.Unmarshal(v, &schema.Required); err != nil {
-						return nil, &ModelError{Err: err, Msg: fmt.Sprintf("invalid tool %q: its required list is not a list of names", t.Name)}
-					}
-				default:
-					if schema.ExtraFields == nil {
-						schema.ExtraFields = map[string]any{}
-					}
-					schema.ExtraFields[k] = v
-				}
-			}
+		schema := bytes.TrimSpace(t.Parameters)
+		if len(schema) == 0 {
+			schema = []byte(`{"type":"object","properties":{}}`)
 		}
-		tp := &sdk.ToolParam{Name: t.Name, InputSchema: schema}
-		if t.Description != "" {
-			tp.Description = sdk.String(t.Description)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(schema, &m); err != nil {
+			return nil, &ModelError{Err: err, Msg: fmt.Sprintf("invalid tool %q: its parameters are not a JSON object", t.Name)}
 		}
-		out = append(out, sdk.ToolUnionParam{OfTool: tp})
+		if _, ok := m["type"]; !ok {
+			m["type"] = json.RawMessage(`"object"`)
+			schema, _ = json.Marshal(m)
+		}
+		out = append(out, wireTool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(schema)})
 	}
 	return out, nil
 }

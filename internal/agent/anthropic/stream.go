@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"agent/internal/agent"
@@ -28,12 +28,12 @@ type stream struct {
 	actx        context.Context // the attempt's context (timeouts)
 	cancel      func()
 	cancelCause context.CancelCauseFunc
-	ss          *ssestream.Stream[sdk.MessageStreamEventUnion]
+	dec         ssestream.Decoder
 	idle        *time.Timer
 
 	queue   []agent.StreamEvent
-	tools   map[int64]*toolBlock // the tool_use blocks, by content block index
-	calls   int                  // tool calls started so far (their agent index)
+	tools   map[int]*toolBlock // the tool_use blocks, by content block index
+	calls   int                // tool calls started so far (their agent index)
 	usage   agent.Usage
 	stop    string // stop_reason from message_delta
 	stopped bool   // message_stop arrived
@@ -50,15 +50,46 @@ type toolBlock struct {
 	ended bool
 }
 
-func newStream(p *Provider, parent, actx context.Context, cancel func(), cancelCause context.CancelCauseFunc, ss *ssestream.Stream[sdk.MessageStreamEventUnion]) *stream {
-	return &stream{p: p, parent: parent, actx: actx, cancel: cancel, cancelCause: cancelCause, ss: ss, tools: map[int64]*toolBlock{}}
+func newStream(p *Provider, parent, actx context.Context, cancel func(), cancelCause context.CancelCauseFunc, dec ssestream.Decoder) *stream {
+	return &stream{p: p, parent: parent, actx: actx, cancel: cancel, cancelCause: cancelCause, dec: dec, tools: map[int]*toolBlock{}}
+}
+
+// next reads the next event that carries data (pings and comments are
+// skipped). ok false: the body ended (err nil) or failed.
+func (s *stream) next() (ev wireEvent, ok bool, err error) {
+	for s.dec.Next() {
+		e := s.dec.Event()
+		data := bytes.TrimSpace(e.Data)
+		if e.Type == "ping" || len(data) == 0 {
+			continue
+		}
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return ev, false, s.p.badEvent(err, data)
+		}
+		if ev.Type == "" {
+			ev.Type = e.Type
+		}
+		if ev.Type == "error" {
+			we := wireError{Type: "api_error"}
+			if ev.Error != nil {
+				we = *ev.Error
+			}
+			return ev, false, s.p.eventError(we)
+		}
+		return ev, true, nil
+	}
+	return ev, false, s.dec.Err()
 }
 
 // first reads the first event, so that a failure before any data arrived
 // is returned (and retried) instead of surfacing from Recv.
 func (s *stream) first() error {
-	if !s.ss.Next() {
-		err := s.ss.Err()
+	ev, ok, err := s.next()
+	if !ok {
+		var me *ModelError
+		if errors.As(err, &me) && s.parent.Err() == nil {
+			return me
+		}
 		if err == nil && s.parent.Err() == nil && context.Cause(s.actx) == nil {
 			return &ModelError{Msg: fmt.Sprintf(
 				"the model endpoint %s answered without any stream data: check that ANTHROPIC_BASE_URL / --base-url points to an Anthropic Messages API (the root, without /v1)", s.p.baseURL)}
@@ -68,7 +99,7 @@ func (s *stream) first() error {
 	if d := s.p.cfg.IdleTimeout; d > 0 {
 		s.idle = time.AfterFunc(d, func() { s.cancelCause(errIdleTimeout) })
 	}
-	s.handle(s.ss.Current())
+	s.handle(ev)
 	return nil
 }
 
@@ -87,15 +118,16 @@ func (s *stream) Recv() (agent.StreamEvent, error) {
 		if s.closed.Load() {
 			return agent.StreamEvent{}, errStreamClosed
 		}
-		if !s.ss.Next() {
-			s.done = s.end(s.ss.Err())
+		ev, ok, err := s.next()
+		if !ok {
+			s.done = s.end(err)
 			s.release()
 			continue
 		}
 		if s.idle != nil {
 			s.idle.Reset(s.p.cfg.IdleTimeout)
 		}
-		s.handle(s.ss.Current())
+		s.handle(ev)
 	}
 }
 
@@ -112,7 +144,9 @@ func (s *stream) release() {
 			s.idle.Stop()
 		}
 		s.cancel()
-		_ = s.ss.Close()
+		if s.dec != nil {
+			_ = s.dec.Close()
+		}
 	})
 }
 
@@ -147,13 +181,11 @@ func (s *stream) end(err error) error {
 		s.emit(agent.StreamEvent{Kind: agent.EvFinish, FinishReason: stop})
 		return io.EOF
 	}
-	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) {
-		me := s.p.apiError(apiErr)
-		me.Msg = "the model endpoint reported an error mid-stream: " + me.Msg
-		return me
-	}
-	if me := s.p.badEvent(err); me != nil {
+	var me *ModelError
+	if errors.As(err, &me) {
+		if me.Type != "" {
+			me.Msg = "the model endpoint reported an error mid-stream: " + me.Msg
+		}
 		return me
 	}
 	return &ModelError{Retryable: true, Err: err, Msg: s.p.redact(fmt.Sprintf(
@@ -163,18 +195,18 @@ func (s *stream) end(err error) error {
 func (s *stream) emit(ev agent.StreamEvent) { s.queue = append(s.queue, ev) }
 
 // handle turns one server event into agent events.
-func (s *stream) handle(ev sdk.MessageStreamEventUnion) {
+func (s *stream) handle(ev wireEvent) {
 	switch ev.Type {
 	case "message_start":
-		u := ev.Message.Usage
-		s.usage = agent.Usage{
-			Input:      int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens),
-			Output:     int(u.OutputTokens),
-			CacheRead:  int(u.CacheReadInputTokens),
-			CacheWrite: int(u.CacheCreationInputTokens),
+		if ev.Message != nil {
+			s.usage = agent.Usage{}
+			s.applyUsage(ev.Message.Usage)
 		}
 	case "content_block_start":
 		cb := ev.ContentBlock
+		if cb == nil {
+			return
+		}
 		switch cb.Type {
 		case "text":
 			if cb.Text != "" {
@@ -183,8 +215,8 @@ func (s *stream) handle(ev sdk.MessageStreamEventUnion) {
 		case "tool_use":
 			b := &toolBlock{call: s.calls}
 			s.calls++
-			if raw, err := json.Marshal(cb.Input); err == nil && string(raw) != "{}" && string(raw) != "null" {
-				b.input = string(raw)
+			if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
+				b.input = string(in)
 			}
 			s.tools[ev.Index] = b
 			id := cb.ID
@@ -194,15 +226,19 @@ func (s *stream) handle(ev sdk.MessageStreamEventUnion) {
 			s.emit(agent.StreamEvent{Kind: agent.EvToolCallStart, Index: b.call, ID: id, Name: cb.Name})
 		}
 	case "content_block_delta":
-		switch ev.Delta.Type {
+		d := ev.Delta
+		if d == nil {
+			return
+		}
+		switch d.Type {
 		case "text_delta":
-			if ev.Delta.Text != "" {
-				s.emit(agent.StreamEvent{Kind: agent.EvTextDelta, Text: ev.Delta.Text})
+			if d.Text != "" {
+				s.emit(agent.StreamEvent{Kind: agent.EvTextDelta, Text: d.Text})
 			}
 		case "input_json_delta":
-			if b := s.tools[ev.Index]; b != nil && !b.ended && ev.Delta.PartialJSON != "" {
+			if b := s.tools[ev.Index]; b != nil && !b.ended && d.PartialJSON != "" {
 				b.got = true
-				s.emit(agent.StreamEvent{Kind: agent.EvToolCallDelta, Index: b.call, Text: ev.Delta.PartialJSON})
+				s.emit(agent.StreamEvent{Kind: agent.EvToolCallDelta, Index: b.call, Text: d.PartialJSON})
 			}
 		}
 	case "content_block_stop":
@@ -210,29 +246,34 @@ func (s *stream) handle(ev sdk.MessageStreamEventUnion) {
 			s.endCall(b)
 		}
 	case "message_delta":
-		if r := string(ev.Delta.StopReason); r != "" {
-			s.stop = r
+		if ev.Delta != nil && ev.Delta.StopReason != "" {
+			s.stop = ev.Delta.StopReason
 		}
-		u := ev.Usage // cumulative: a field the server sent replaces the start's
-		if u.JSON.OutputTokens.Valid() {
-			s.usage.Output = int(u.OutputTokens)
-		}
-		if u.JSON.InputTokens.Valid() || u.JSON.CacheReadInputTokens.Valid() || u.JSON.CacheCreationInputTokens.Valid() {
-			in := s.usage.Input - s.usage.CacheRead - s.usage.CacheWrite
-			if u.JSON.InputTokens.Valid() {
-				in = int(u.InputTokens)
-			}
-			if u.JSON.CacheReadInputTokens.Valid() {
-				s.usage.CacheRead = int(u.CacheReadInputTokens)
-			}
-			if u.JSON.CacheCreationInputTokens.Valid() {
-				s.usage.CacheWrite = int(u.CacheCreationInputTokens)
-			}
-			s.usage.Input = in + s.usage.CacheRead + s.usage.CacheWrite
+		if ev.Usage != nil {
+			s.applyUsage(*ev.Usage) // cumulative: a field sent replaces the start's
 		}
 	case "message_stop":
 		s.stopped = true
 	}
+}
+
+// applyUsage folds the fields a usage object carries into the turn's usage
+// (Input counts every prompt token: uncached, read from and written to the cache).
+func (s *stream) applyUsage(u wireUsage) {
+	uncached := s.usage.Input - s.usage.CacheRead - s.usage.CacheWrite
+	if u.InputTokens != nil {
+		uncached = *u.InputTokens
+	}
+	if u.CacheRead != nil {
+		s.usage.CacheRead = *u.CacheRead
+	}
+	if u.CacheCreation != nil {
+		s.usage.CacheWrite = *u.CacheCreation
+	}
+	if u.OutputTokens != nil {
+		s.usage.Output = *u.OutputTokens
+	}
+	s.usage.Input = uncached + s.usage.CacheRead + s.usage.CacheWrite
 }
 
 // endCall ends a tool call; one whose input never streamed gets the input
