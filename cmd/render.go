@@ -109,6 +109,9 @@ func describe(ev event.Event) string {
 		return fmt.Sprintf("error (%s): %s", d.Class, d.Message)
 	case *event.RunFinishedData:
 		line := fmt.Sprintf("finished: %s after %d steps, %d tool calls, %d+%d tokens", d.Status, d.Steps, d.ToolCalls, d.Tokens.Input, d.Tokens.Output)
+		if d.Tokens.CacheRead+d.Tokens.CacheWrite > 0 {
+			line += fmt.Sprintf(" (prompt cache: %d read, %d written)", d.Tokens.CacheRead, d.Tokens.CacheWrite)
+		}
 		for _, p := range d.Ended {
 			line += "; stopped what " + p.CallID + " left running (" + processSummary(p) + ")"
 		}

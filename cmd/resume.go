@@ -94,7 +94,7 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 	if f.dir == "" {
 		f.dir = row.Workspace
 	}
-	set, err := settingsFor(f, &row)
+	set, err := settingsFor(f, app.PriorOf(row, state))
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func resumeTUI(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 	if f.dir == "" {
 		f.dir = row.Workspace
 	}
-	set, err := settingsFor(f, &row)
+	set, err := settingsFor(f, app.PriorOf(row, nil)) // the provider follows from the model's name
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 type runFlags struct {
 	dir        string
 	model      string
+	provider   string
 	baseURL    string
 	approval   string
 	allow      []string
@@ -30,7 +31,7 @@ type runFlags struct {
 
 // appFlags is what the app needs of the flags.
 func (f *runFlags) appFlags() app.Flags {
-	return app.Flags{Dir: f.dir, Model: f.model, BaseURL: f.baseURL, Approval: f.approval, Allow: f.allow, Deny: f.deny,
+	return app.Flags{Dir: f.dir, Model: f.model, Provider: f.provider, BaseURL: f.baseURL, Approval: f.approval, Allow: f.allow, Deny: f.deny,
 		Replay: f.replay, MaxSteps: f.maxSteps, CommandTimeoutSec: f.timeoutSec, Sandbox: f.sandbox, PriorSandbox: f.priorSandbox}
 }
 
@@ -39,7 +40,8 @@ func (f *runFlags) register(c *cobra.Command, rules bool) {
 	fl := c.Flags()
 	fl.StringVarP(&f.dir, "dir", "C", "", "workspace directory (default: the git top-level of the current directory)")
 	fl.StringVar(&f.model, "model", "", "model name (env AGENT_MODEL)")
-	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
+	fl.StringVar(&f.provider, "provider", "", "model API: openai or anthropic (env AGENT_PROVIDER; default openai, or anthropic for a claude-* model)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the provider's endpoint (env OPENAI_BASE_URL, or ANTHROPIC_BASE_URL for --provider anthropic)")
 	fl.StringVar(&f.approval, "approval", "", "approval mode: read-only, ask, auto-edit, full-auto (env AGENT_APPROVAL; default ask)")
 	if rules {
 		fl.StringArrayVar(&f.allow, "allow", nil, "allow rule, e.g. 'run_command(go test *)' (repeatable)")

@@ -26,7 +26,7 @@ type session struct {
 }
 
 // settingsFor resolves the settings of a command that drives a run.
-func settingsFor(f *runFlags, prior *store.Run) (*app.Settings, error) {
+func settingsFor(f *runFlags, prior *app.Prior) (*app.Settings, error) {
 	set, warnings, err := app.LoadSettings(f.appFlags(), prior)
 	for _, w := range warnings {
 		fmt.Fprintln(os.Stderr, "agent: warning:", w)

@@ -32,6 +32,9 @@ type Runner struct {
 	Context      ContextSource
 	// Model is the configured model (for a run whose start was never journaled).
 	Model string
+	// ProviderName names the model adapter (openai, anthropic) for the
+	// run_started event, so that a resume picks the same one.
+	ProviderName string
 	// Processes ends what commands leave running (nil: nothing is ended).
 	Processes Processes
 	MaxSteps  int
@@ -116,7 +119,7 @@ func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.Check
 // Start journals the beginning of a new run and its prompt.
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
-		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
+		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
 		Sandbox: r.ToolEnv.RunSandbox(),
 	}); err != nil {
 		return err
@@ -129,7 +132,7 @@ func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 	if st.Workspace == "" {
 		if err := r.record(ctx, st, &event.RunStartedData{
-			Workspace: r.ToolEnv.Workspace, Model: r.Model, Approval: st.Approval, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
+			Workspace: r.ToolEnv.Workspace, Model: r.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
 			Sandbox: r.ToolEnv.RunSandbox(),
 		}); err != nil {
 			return err
@@ -201,7 +204,7 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 		}
 		if err := r.record(ctx, st, &event.AssistantMessageData{
 			Step: st.Step, Text: text, ToolCalls: refs,
-			Tokens: &event.TokenCount{Input: usage.Input, Output: usage.Output},
+			Tokens: &event.TokenCount{Input: usage.Input, Output: usage.Output, CacheRead: usage.CacheRead, CacheWrite: usage.CacheWrite},
 		}); err != nil {
 			return Outcome{Status: event.StatusFailed, Err: err}
 		}
@@ -654,7 +657,7 @@ func (r *Runner) finish(ctx context.Context, st *State, out Outcome) Outcome {
 	}
 	if err := r.record(wctx, st, &event.RunFinishedData{
 		Status: out.Status, Steps: st.Step, ToolCalls: st.ToolCalls,
-		Tokens: event.TokenCount{Input: st.Tokens.Input, Output: st.Tokens.Output}, Answer: out.Answer, Ended: ended,
+		Tokens: event.TokenCount{Input: st.Tokens.Input, Output: st.Tokens.Output, CacheRead: st.Tokens.CacheRead, CacheWrite: st.Tokens.CacheWrite}, Answer: out.Answer, Ended: ended,
 		Failure: r.diagnose(wctx, st, out.Status),
 	}); err != nil && out.Err == nil {
 		out.Err = err

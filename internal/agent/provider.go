@@ -87,8 +87,12 @@ type StreamEvent struct {
 	Err          error
 }
 
-// Usage counts tokens of one turn.
+// Usage counts tokens of one turn. Input is every prompt token, cached or
+// not; CacheRead and CacheWrite are the parts of it read from and written
+// to the provider's prompt cache (0 where a provider does not say).
 type Usage struct {
-	Input  int
-	Output int
+	Input      int
+	Output     int
+	CacheRead  int
+	CacheWrite int
 }

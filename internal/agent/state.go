@@ -13,6 +13,7 @@ type State struct {
 	Workspace string
 	Model     string
 	Approval  string
+	Provider  string   // the model adapter the run started with ("" before it was recorded)
 	Allow     []string // the run's rules, from run_started
 	Deny      []string
 	Messages  []Message
@@ -172,7 +173,7 @@ func (s *State) Apply(ev event.Event) {
 	s.LastSeq = ev.Seq
 	switch d := ev.Data.(type) {
 	case *event.RunStartedData:
-		s.Workspace, s.Model, s.Approval = d.Workspace, d.Model, d.Approval
+		s.Workspace, s.Model, s.Approval, s.Provider = d.Workspace, d.Model, d.Approval, d.Provider
 		s.Allow, s.Deny = d.Allow, d.Deny
 		s.Status = event.StatusRunning
 	case *event.UserMessageData:
@@ -202,6 +203,8 @@ func (s *State) Apply(ev event.Event) {
 		if d.Tokens != nil {
 			s.Tokens.Input += d.Tokens.Input
 			s.Tokens.Output += d.Tokens.Output
+			s.Tokens.CacheRead += d.Tokens.CacheRead
+			s.Tokens.CacheWrite += d.Tokens.CacheWrite
 			if s.Context.Correction.Model == "" {
 				s.Context.Correction.Model = s.Model
 			}

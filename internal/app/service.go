@@ -8,9 +8,11 @@ import (
 	"sync"
 
 	"agent/internal/agent"
+	"agent/internal/agent/anthropic"
 	"agent/internal/agent/openai"
 	"agent/internal/approval"
 	"agent/internal/checkpoint"
+	"agent/internal/config"
 	"agent/internal/contextbuild"
 	"agent/internal/event"
 	"agent/internal/policy"
@@ -118,6 +120,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		Checkpointer: checkpoint.Checkpointer{Store: cps},
 		Context:      cb,
 		Model:        set.Model,
+		ProviderName: providerName(set),
 		Processes:    agent.OSProcesses{},
 		MaxSteps:     set.MaxSteps,
 		ToolEnv:      env,
@@ -181,11 +184,27 @@ func newProvider(set *Settings) (agent.Provider, error) {
 		p.FollowConversation = true // so that resuming with the same script carries on
 		return p, nil
 	}
-	p, err := openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
+	var p agent.Provider
+	var err error
+	switch set.Provider {
+	case config.ProviderAnthropic:
+		p, err = anthropic.New(anthropic.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
+	default:
+		p, err = openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
+	}
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
 	return p, nil
+}
+
+// providerName is what run_started records of the model adapter ("" for
+// a replayed script).
+func providerName(set *Settings) string {
+	if set.Replay != "" {
+		return ""
+	}
+	return string(set.Provider)
 }
 
 // Close releases the session.

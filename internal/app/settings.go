@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"agent/internal/agent"
 	"agent/internal/config"
 	"agent/internal/sandbox"
 	"agent/internal/store"
@@ -16,6 +17,7 @@ import (
 type Flags struct {
 	Dir      string // -C: the workspace
 	Model    string
+	Provider string // --provider: openai or anthropic
 	BaseURL  string
 	Approval string
 	Allow    []string
@@ -38,6 +40,7 @@ type Settings struct {
 	Workspace string
 	Home      string
 	Model     string
+	Provider  config.Provider
 	BaseURL   string
 	APIKey    string
 	Approval  string
@@ -65,24 +68,46 @@ type Settings struct {
 	SandboxSource string
 }
 
+// Prior is what a continued run started with.
+type Prior struct {
+	Model, Approval string
+	Provider        config.Provider // "" for a run from before providers were recorded
+}
+
+// PriorOf is the prior of a run from its row and, when the caller has it,
+// its folded journal (st nil: the provider follows from the model's name).
+func PriorOf(row store.Run, st *agent.State) *Prior {
+	p := &Prior{Model: row.Model, Approval: row.Approval, Provider: config.ProviderOfModel(row.Model)}
+	if st != nil && st.Provider != "" {
+		if pp, err := config.ParseProvider(st.Provider); err == nil {
+			p.Provider = pp
+		}
+	}
+	return p
+}
+
 // LoadSettings resolves flag > environment > project file > user file >
 // default (internal/config). prior, when continuing a run, supplies the
-// run's own model and approval mode in place of file and default values.
-// The warnings are for the person (a project file that tried to loosen
-// approval, say).
-func LoadSettings(f Flags, prior *store.Run) (*Settings, []string, error) {
+// run's own model, approval mode and provider in place of file and default
+// values. The warnings are for the person (a project file that tried to
+// loosen approval, say).
+func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 	ws, err := ResolveWorkspace(f.Dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, warnings, err := config.Load(ws, config.Sources{Flags: config.Flags{
-		Model: f.Model, BaseURL: f.BaseURL, Approval: f.Approval, Allow: f.Allow, Deny: f.Deny, Sandbox: f.Sandbox,
-	}})
+	src := config.Sources{Flags: config.Flags{
+		Model: f.Model, Provider: f.Provider, BaseURL: f.BaseURL, Approval: f.Approval, Allow: f.Allow, Deny: f.Deny, Sandbox: f.Sandbox,
+	}}
+	if prior != nil {
+		src.PriorProvider = prior.Provider
+	}
+	cfg, warnings, err := config.Load(ws, src)
 	if err != nil {
 		return nil, nil, &UsageError{Err: err}
 	}
 	s := &Settings{
-		Workspace: ws, Home: cfg.Home, Model: cfg.Model, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
+		Workspace: ws, Home: cfg.Home, Model: cfg.Model, Provider: cfg.Provider, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
 		Approval: cfg.Approval.String(), Allow: cfg.Allow, Deny: cfg.Deny, Window: cfg.ContextWindow, ModelSummary: cfg.ModelSummary,
 		RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains, Retention: cfg.Retention,
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL,

@@ -57,9 +57,12 @@ const (
 
 // Config is the effective configuration.
 type Config struct {
-	Model         string
+	Model string
+	// Provider is the wire protocol of the model endpoint; BaseURL and
+	// APIKey are that provider's.
+	Provider      Provider
 	BaseURL       string
-	APIKey        string // from OPENAI_API_KEY only; never from a file
+	APIKey        string // from OPENAI_API_KEY or ANTHROPIC_API_KEY only; never from a file
 	Approval      policy.Mode
 	Allow         []string // user file + flags (a project file cannot add any)
 	Deny          []string // user file + project file + flags
@@ -103,6 +106,7 @@ type Sandbox struct {
 // Flags are the command-line values; "" and nil mean not given.
 type Flags struct {
 	Model    string
+	Provider string
 	BaseURL  string
 	Approval string
 	Allow    []string
@@ -116,6 +120,9 @@ type Sources struct {
 	// Env looks up an environment variable; nil means os.Getenv. Besides the
 	// agent's variables it is asked for HOME, XDG_CONFIG_HOME and XDG_STATE_HOME.
 	Env func(string) string
+	// PriorProvider, when continuing a run, is the provider it started
+	// with: it wins over the files, the model's name and the default.
+	PriorProvider Provider
 }
 
 // Error is a configuration error: a bad file, key, value, variable or flag.
@@ -130,7 +137,8 @@ type Error struct {
 func (e *Error) Error() string { return "config error: " + e.File + ": " + e.Msg }
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrNoAPIKey: the endpoint is not on this machine and OPENAI_API_KEY is unset.
+// ErrNoAPIKey: the endpoint is not on this machine and the provider's key
+// (OPENAI_API_KEY, ANTHROPIC_API_KEY) is unset.
 var ErrNoAPIKey = errors.New("no API key")
 
 // CheckAPIKey reports a clear *Error wrapping ErrNoAPIKey when a model
@@ -140,9 +148,13 @@ func (c *Config) CheckAPIKey() error {
 	if c.APIKey != "" || IsLoopback(c.BaseURL) {
 		return nil
 	}
-	return &Error{File: "environment variable " + EnvAPIKey, Key: "api_key", Err: ErrNoAPIKey,
-		Msg: fmt.Sprintf("not set, and the model endpoint %s is not on this machine; export %s=... "+
-			"(or point %s / --base-url at a local server)", c.BaseURL, EnvAPIKey, EnvBaseURL)}
+	p := c.Provider
+	if p == "" {
+		p = DefaultProvider
+	}
+	return &Error{File: "environment variable " + p.keyEnv(), Key: "api_key", Err: ErrNoAPIKey,
+		Msg: fmt.Sprintf("not set, and the %s endpoint %s is not on this machine; export %s=... "+
+			"(or point %s / --base-url at a local server)", p, c.BaseURL, p.keyEnv(), p.baseEnv())}
 }
 
 // Policy builds the approval policy the configuration describes.
@@ -207,7 +219,7 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 		env = os.Getenv
 	}
 	c := &Config{
-		Model: DefaultModel, BaseURL: DefaultBaseURL, Approval: DefaultApproval,
+		Model: DefaultModel, Provider: DefaultProvider, BaseURL: DefaultBaseURL, Approval: DefaultApproval,
 		ContextWindow: DefaultContextWindow, Sample: DefaultSample, RunGrantTTL: DefaultRunGrantTTL,
 		Retention: DefaultRetention, Workspace: workspace, Origin: map[string]string{},
 		UserFile: UserFilePath(env), ProjectFile: ProjectFilePath(workspace),
@@ -220,6 +232,7 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 		c.ProjectFile = "" // one file cannot be both
 	}
 	var warnings []string
+	var projectWants *Provider
 	if c.UserFile != "" {
 		l, err := readLayer(c.UserFile)
 		if err != nil {
@@ -233,14 +246,20 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 			return nil, nil, err
 		}
 		warnings = c.applyProject(l)
+		projectWants = l.provider
 	}
 	if err := c.applyEnv(env); err != nil {
+		return nil, nil, err
+	}
+	ee, err := readEndpointEnv(env)
+	if err != nil {
 		return nil, nil, err
 	}
 	if err := c.applyFlags(src.Flags); err != nil {
 		return nil, nil, err
 	}
 	warnings = append(warnings, c.resolveSandbox()...)
+	warnings = append(warnings, c.resolveProvider(src.PriorProvider, projectWants, ee)...)
 	home, origin, err := stateHome(env)
 	if err != nil {
 		return nil, nil, err
@@ -260,6 +279,10 @@ func (c *Config) applyUser(l *layer) {
 		c.Model = *l.model
 	}
 	set("model", l.model != nil)
+	if l.provider != nil {
+		c.Provider = *l.provider
+	}
+	set("provider", l.provider != nil)
 	if l.baseURL != nil {
 		c.BaseURL = *l.baseURL
 	}
@@ -477,11 +500,12 @@ func (c *Config) applyEnv(env func(string) string) error {
 		}
 		c.Model, c.Origin["model"] = v, FromEnv
 	}
-	if v := env(EnvBaseURL); v != "" {
-		if err := checkBaseURL(v); err != nil {
-			return bad(EnvBaseURL, "%q %v, e.g. %s=%s", v, err, EnvBaseURL, DefaultBaseURL)
+	if v := env(EnvProvider); v != "" {
+		p, err := ParseProvider(v)
+		if err != nil {
+			return &Error{File: "environment variable " + EnvProvider, Msg: err.Error(), Err: err}
 		}
-		c.BaseURL, c.Origin["base_url"] = v, FromEnv
+		c.Provider, c.Origin["provider"] = p, FromEnv
 	}
 	if v := env(EnvApproval); v != "" {
 		m, err := policy.ParseMode(v)
@@ -489,9 +513,6 @@ func (c *Config) applyEnv(env func(string) string) error {
 			return &Error{File: "environment variable " + EnvApproval, Msg: err.Error(), Err: err}
 		}
 		c.Approval, c.Origin["approval"] = m, FromEnv
-	}
-	if v := env(EnvAPIKey); v != "" {
-		c.APIKey, c.Origin["api_key"] = v, FromEnv
 	}
 	if v := env(EnvSandbox); v != "" {
 		m, err := sandbox.ParseMode(v)
@@ -512,6 +533,13 @@ func (c *Config) applyFlags(f Flags) error {
 			return bad("model", nil, "%q is not a model name, e.g. --model %s", f.Model, DefaultModel)
 		}
 		c.Model, c.Origin["model"] = f.Model, FromFlag
+	}
+	if f.Provider != "" {
+		p, err := ParseProvider(f.Provider)
+		if err != nil {
+			return bad("provider", err, "%v", err)
+		}
+		c.Provider, c.Origin["provider"] = p, FromFlag
 	}
 	if f.BaseURL != "" {
 		if err := checkBaseURL(f.BaseURL); err != nil {

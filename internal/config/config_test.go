@@ -175,7 +175,7 @@ func TestUnknownKey(t *testing.T) {
 	_, _, err := f.load(t, Flags{})
 	path := filepath.Join(f.ws, ".agent", "config.toml")
 	want := "config error: " + path + ": unknown key \"modle\" (known keys: approval, approvals.run_grant_ttl, base_url, " +
-		"context.model_summary, context.window, model, permissions.allow, permissions.deny, redact.internal_domains, redact.pii, " +
+		"context.model_summary, context.window, model, permissions.allow, permissions.deny, provider, redact.internal_domains, redact.pii, " +
 		"sandbox.env_allow, sandbox.mode, sandbox.network, sandbox.writable, trace.retention, trace.sample); did you mean \"model\"?"
 	var ce *Error
 	if err == nil || err.Error() != want || !errors.As(err, &ce) || ce.Key != "modle" || ce.File != path {
@@ -185,7 +185,7 @@ func TestUnknownKey(t *testing.T) {
 		"[context]\nwindw = 5\n":                    `unknown key "context.windw"`,
 		"[tracing]\nsample = 1\n":                   `unknown key "tracing"`,
 		"[trace]\nretention = \"1h\"\nsampel = 1\n": `unknown key "trace.sampel"`,
-		"api_key = \"sk-x\"\n":                      `read from the OPENAI_API_KEY environment variable only`,
+		"api_key = \"sk-x\"\n":                      `read from the environment only (OPENAI_API_KEY`,
 	} {
 		f.project(t, text)
 		if _, _, err := f.load(t, Flags{}); err == nil || !strings.Contains(err.Error(), key) {

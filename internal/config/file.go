@@ -24,6 +24,7 @@ import (
 // MetaData.Undecoded still reports unknown keys.
 type fileData struct {
 	Model       any `toml:"model"`
+	Provider    any `toml:"provider"`
 	BaseURL     any `toml:"base_url"`
 	Approval    any `toml:"approval"`
 	Permissions struct {
@@ -54,7 +55,7 @@ type fileData struct {
 }
 
 // knownKeys lists every key a file may set, as dotted paths.
-var knownKeys = []string{"model", "base_url", "approval", "permissions.allow", "permissions.deny",
+var knownKeys = []string{"model", "provider", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
 	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow"}
 
@@ -64,6 +65,7 @@ var sections = []string{"permissions", "context", "redact", "trace", "approvals"
 type layer struct {
 	path            string
 	model           *string
+	provider        *Provider
 	baseURL         *string
 	approval        *policy.Mode
 	allow, deny     []string
@@ -117,7 +119,7 @@ func readLayer(path string) (*layer, error) {
 		k := und[0].String()
 		msg := fmt.Sprintf("unknown key %q (known keys: %s)", k, strings.Join(knownKeys, ", "))
 		if strings.Contains(strings.ToLower(k), "key") && strings.Contains(strings.ToLower(k), "api") {
-			msg += "; the API key is read from the OPENAI_API_KEY environment variable only, never from a file"
+			msg += "; the API key is read from the environment only (OPENAI_API_KEY, or ANTHROPIC_API_KEY for provider anthropic), never from a file"
 		} else if s := suggest(k); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
@@ -138,6 +140,14 @@ func (l *layer) fill(fd *fileData) error {
 			return l.bad("model", "must be a model name in quotes, e.g. model = %q (got %s)", DefaultModel, show(fd.Model))
 		}
 		l.model = &s
+	}
+	if fd.Provider != nil {
+		s, _ := fd.Provider.(string)
+		p, err := ParseProvider(s)
+		if err != nil {
+			return l.bad("provider", "must be one of %s, e.g. provider = \"anthropic\" (got %s)", strings.Join(ProviderNames(), ", "), show(fd.Provider))
+		}
+		l.provider = &p
 	}
 	if fd.BaseURL != nil {
 		s, _ := fd.BaseURL.(string)

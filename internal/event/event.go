@@ -151,6 +151,7 @@ type RunStartedData struct {
 	Workspace string   `json:"workspace"`
 	Model     string   `json:"model"`
 	Approval  string   `json:"approval"`
+	Provider  string   `json:"provider,omitempty"` // the model adapter (openai, anthropic), kept for resume
 	BaseURL   string   `json:"base_url,omitempty"`
 	MaxSteps  int      `json:"max_steps,omitempty"`
 	Allow     []string `json:"allow,omitempty"` // the run's allow rules, kept for resume
@@ -344,6 +345,10 @@ type ErrorData struct {
 type TokenCount struct {
 	Input  int `json:"input"`
 	Output int `json:"output"`
+	// CacheRead and CacheWrite are the parts of Input the provider read from
+	// and wrote to its prompt cache (omitted when it reported none).
+	CacheRead  int `json:"cache_read,omitempty"`
+	CacheWrite int `json:"cache_write,omitempty"`
 }
 
 type RunFinishedData struct {
