@@ -150,8 +150,22 @@ func TestReportBetweenRequests(t *testing.T) {
 	if r2.rep.PrefixHash != r1.rep.PrefixHash {
 		t.Error("the stable prefix changed though only the conversation grew")
 	}
-	if r2.rep.FirstChanged != event.LayerRecent {
-		t.Errorf("first changed layer %q, want %q", r2.rep.FirstChanged, event.LayerRecent)
+	// the turn's first round moves before the person's message: L6 opens
+	// with a note saying so (once); from then on only the rounds change
+	if r2.rep.FirstChanged != event.LayerHistory {
+		t.Errorf("first changed layer %q, want %q", r2.rep.FirstChanged, event.LayerHistory)
+	}
+	j.step++
+	j.add(&event.ModelRequestData{Step: j.step, Context: r2.rep})
+	j.add(&event.AssistantMessageData{Step: j.step, ToolCalls: []event.ToolCallRef{{ID: "x2", Name: "grep", Arguments: `{"pattern":"lex"}`}}})
+	j.add(&event.ToolCallData{CallID: "x2", Name: "grep", Risk: event.RiskRead})
+	j.add(&event.ToolResultData{CallID: "x2", Status: event.ResultOK, Output: "a.go:9: func lex()"})
+	r3 := buildLikeTheLoop(t, b, j.st)
+	if r3.rep.FirstChanged != event.LayerRecent {
+		t.Errorf("first changed layer %q, want %q", r3.rep.FirstChanged, event.LayerRecent)
+	}
+	if first := r3.req.Messages[1]; first.Role != agent.RoleUser {
+		t.Errorf("the conversation opens with a %s message", first.Role)
 	}
 	if r1.rep.Counting != event.CountEncoder || r2.rep.Counting != event.CountMeasured || r2.rep.Ratio < 1.49 || r2.rep.Ratio > 1.51 {
 		t.Errorf("counting %s then %s (ratio %v), want encoder then measured at 1.5", r1.rep.Counting, r2.rep.Counting, r2.rep.Ratio)

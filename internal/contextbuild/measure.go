@@ -72,13 +72,23 @@ func (m *measure) recostAll() {
 // total is the request's size without snippets (they take what is left).
 func (m *measure) total() int {
 	n := m.reserved + m.mapTk + m.sumTk
+	first := -1
 	for i, c := range m.cost {
 		if !m.folded(i) {
 			n += c
+			if first < 0 && i != m.newest {
+				first = i
+			}
 		}
+	}
+	if m.c.Summary == "" && first >= 0 && m.h.units[first].kind == unitRound {
+		n += openingNoteTokens // render opens the conversation with a note
 	}
 	return n
 }
+
+// openingNoteTokens is about what render's opening note costs.
+const openingNoteTokens = 28
 
 // fixedFits fails when what is never cut does not fit the budget.
 func (m *measure) fixedFits(bg budget) error {

@@ -123,6 +123,20 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 			}
 		}
 	}
+	if first := append(append([]agent.Message(nil), firstOf(l6.msgs)...), firstOf(l3.msgs)...); m.c.Summary == "" && len(first) > 0 && first[0].Role == agent.RoleAssistant {
+		// The conversation would open with the model's own round (the
+		// person's message comes after this turn's older rounds): say what
+		// follows, so that it opens with a user message as every provider
+		// wants, and the rounds read as work on a request.
+		note := agent.Message{Role: agent.RoleUser, Content: "[agent] Your work so far on the person's current request (their message is repeated after these rounds):"}
+		l6.msgs = append([]agent.Message{note}, l6.msgs...)
+		l6.items = append([]item{{kind: "note", before: b.msgTokens(note), after: b.msgTokens(note)}}, l6.items...)
+		var hashed strings.Builder
+		hashed.WriteString(string(note.Role) + "\x00" + note.Content + "\x00\x00")
+		hashed.WriteString(l6.text.String())
+		l6.text = strings.Builder{}
+		l6.text.WriteString(hashed.String())
+	}
 	for _, msg := range newest {
 		l3.hashMsg(msg)
 	}
@@ -212,6 +226,13 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		rep.Compacted = cs[len(cs)-1].Seq
 	}
 	return req, rep, nil
+}
+
+func firstOf(msgs []agent.Message) []agent.Message {
+	if len(msgs) == 0 {
+		return nil
+	}
+	return msgs[:1]
 }
 
 // appendBreak appends a layer's messages with a cache breakpoint after the
