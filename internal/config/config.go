@@ -3,7 +3,8 @@
 // the environment variables and the flags, merged with precedence
 // flag > environment > project file > user file > default into one Config.
 // It validates every key and value, and enforces that a project file (which
-// arrives with a cloned repository) can only make the agent more careful.
+// arrives with a cloned repository) can only make the agent more careful: it
+// cannot add an MCP server ([mcp.servers.NAME], mcp.go), only turn one off.
 //
 // It must not touch anything else: it parses no command line (cmd/ hands it
 // the flag values), prints nothing (it returns warnings), creates no
@@ -71,6 +72,9 @@ type Config struct {
 	Sample          float64       // fraction of runs whose exports carry full tool output
 	RunGrantTTL     time.Duration // how long an "allow for this run" grant lasts
 	Home            string        // state directory (database, shadow repositories)
+	// MCPServers are the user file's [mcp.servers.NAME], sorted by name (a
+	// project file may only turn one off).
+	MCPServers []MCPServer
 
 	Workspace   string
 	UserFile    string // the user file's path ("" when no home directory is known)
@@ -204,6 +208,9 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := l.checkMCP(); err != nil {
+			return nil, nil, err
+		}
 		c.applyUser(l)
 	}
 	if c.ProjectFile != "" {
@@ -224,6 +231,7 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 		return nil, nil, err
 	}
 	c.Home, c.Origin["home"] = home, origin
+	c.expandMCP(env)
 	c.Allow, c.Deny = dedup(c.Allow), dedup(c.Deny)
 	return c, warnings, nil
 }
@@ -276,6 +284,7 @@ func (c *Config) applyUser(l *layer) {
 		c.RunGrantTTL = *l.runGrantTTL
 	}
 	set("approvals.run_grant_ttl", l.runGrantTTL != nil)
+	c.applyMCPUser(l)
 }
 
 // applyProject applies a project file, which may only make things stricter:
@@ -364,7 +373,7 @@ func (c *Config) applyProject(l *layer) []string {
 			warn(fmt.Sprintf("approvals.run_grant_ttl = %q", l.runGrantTTL.String()), "a project file may only shorten run grants (now %s)", c.RunGrantTTL)
 		}
 	}
-	return warns
+	return append(warns, c.applyMCPProject(l)...)
 }
 
 // keepsLonger: retention a keeps runs at least as long as b (0 is forever).

@@ -43,14 +43,16 @@ type fileData struct {
 	Approvals struct {
 		RunGrantTTL any `toml:"run_grant_ttl"`
 	} `toml:"approvals"`
+	// MCP is read by parseMCP (mcp.go), which names its own unknown keys.
+	MCP any `toml:"mcp"`
 }
 
 // knownKeys lists every key a file may set, as dotted paths.
 var knownKeys = []string{"model", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
-	"approvals.run_grant_ttl"}
+	"approvals.run_grant_ttl", "mcp.servers"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "mcp"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -67,6 +69,7 @@ type layer struct {
 	retention       *time.Duration
 	sample          *float64
 	runGrantTTL     *time.Duration
+	mcp             []mcpLayer
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -101,7 +104,13 @@ func readLayer(path string) (*layer, error) {
 	if err != nil {
 		return nil, &Error{File: path, Msg: err.Error(), Err: err}
 	}
-	if und := md.Undecoded(); len(und) > 0 {
+	var und []toml.Key
+	for _, k := range md.Undecoded() {
+		if k[0] != "mcp" { // parseMCP names its own unknown keys
+			und = append(und, k)
+		}
+	}
+	if len(und) > 0 {
 		k := und[0].String()
 		msg := fmt.Sprintf("unknown key %q (known keys: %s)", k, strings.Join(knownKeys, ", "))
 		if strings.Contains(strings.ToLower(k), "key") && strings.Contains(strings.ToLower(k), "api") {
@@ -215,7 +224,7 @@ func (l *layer) fill(fd *fileData) error {
 		}
 		l.runGrantTTL = &d
 	}
-	return nil
+	return l.parseMCP(fd.MCP)
 }
 
 func (l *layer) rules(key string, v any) ([]string, error) {
