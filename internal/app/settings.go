@@ -52,6 +52,10 @@ type Settings struct {
 	Replay            string
 	MaxSteps          int
 	CommandTimeoutSec int
+
+	// MCPServers are the configured MCP servers (started at the first
+	// request of a run).
+	MCPServers []config.MCPServer
 }
 
 // LoadSettings resolves flag > environment > project file > user file >
@@ -76,6 +80,7 @@ func LoadSettings(f Flags, prior *store.Run) (*Settings, []string, error) {
 		RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains, Retention: cfg.Retention,
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
+		MCPServers: cfg.MCPServers,
 	}
 	if cfg.Origin["context.window"] == config.FromDefault {
 		s.Window = 0
