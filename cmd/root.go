@@ -111,6 +111,6 @@ request; a call that needs your approval pauses it (exit 3) and
 		return usageErr("%v (see 'agent %s --help')", err, c.Name())
 	})
 	root.AddCommand(loopGC(newRunCmd()), loopGC(newResumeCmd()), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newContextCmd(), newRepomapCmd(), newVersionCmd(), newEvalCmd())
-	root.AddCommand(newRedactCmd(), newExportCmd())
+	root.AddCommand(newRedactCmd(), newExportCmd(), newMCPCmd())
 	return root
 }

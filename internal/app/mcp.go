@@ -148,6 +148,9 @@ func ListMCP(ctx context.Context, dir string) (*MCPListing, error) {
 	addMCPSecrets(red, cfg.MCPServers)
 	var mu sync.Mutex
 	m := mcp.New(mcp.Options{Servers: mcpServers(cfg.MCPServers), Dir: ws, Clean: red.Redact, Warn: func(w string) {
+		if strings.Contains(w, " is not available, ") || strings.Contains(w, " refused: ") {
+			return // the listing says so
+		}
 		mu.Lock()
 		out.Warnings = append(out.Warnings, red.Redact(w))
 		mu.Unlock()

@@ -3,7 +3,8 @@
 // was given, as JSON), touch (writes a file in its working directory),
 // crash (exits in the middle of the call) and sleep. With MCPTEST_HOSTILE=1
 // its tools/list also offers tools a client must refuse: a schema that is
-// not an object, a huge description, a name no model API takes.
+// not an object, a huge description, a name no model API takes. With
+// MCPTEST_PIDFILE it writes its pid there.
 package main
 
 import (
@@ -98,6 +99,11 @@ func main() {
 				return res, err
 			}
 		})
+	}
+	if f := os.Getenv("MCPTEST_PIDFILE"); f != "" {
+		if err := os.WriteFile(f, []byte(fmt.Sprint(os.Getpid())), 0o644); err != nil {
+			log.Fatal(err)
+		}
 	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
