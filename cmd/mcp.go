@@ -117,4 +117,3 @@ server's read_only_tools names it. Tools a server offers that the agent refuses
 	c.Flags().StringVarP(&dir, "dir", "C", "", "the workspace (its .agent/config.toml may turn servers off; stdio servers run in it)")
 	return c
 }
-
