@@ -48,10 +48,20 @@ type MCPServer struct {
 // mcpKeys are the keys of an [mcp.servers.NAME] table.
 var mcpKeys = []string{"command", "args", "env", "url", "headers", "enabled", "read_only_tools", "startup_timeout", "tool_timeout"}
 
-// mcpServerName: letters, digits, - and _, not "__" (the tool names are
-// mcp__SERVER__TOOL), short enough to leave room for the tool's name in the
-// 64 characters a model API allows.
-var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+// mcpServerName: 1 to 32 letters, digits, - and _, not "__" (the tool
+// names are mcp__SERVER__TOOL), short enough to leave room for the tool's
+// name in the 64 characters a model API allows.
+func mcpServerName(name string) bool {
+	if len(name) == 0 || len(name) > 32 || strings.Contains(name, "__") {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // mcpLayer is what one file says about one server, with the keys it set.
 type mcpLayer struct {
@@ -96,7 +106,7 @@ func (l *layer) parseMCPServer(name string, v any) (mcpLayer, error) {
 	base := "mcp.servers." + name
 	s := mcpLayer{MCPServer: MCPServer{Name: name, Enabled: true, File: l.path,
 		StartupTimeout: DefaultMCPStartupTimeout, ToolTimeout: DefaultMCPToolTimeout}, set: map[string]bool{}}
-	if !mcpServerName.MatchString(name) || strings.Contains(name, "__") {
+	if !mcpServerName(name) {
 		return s, l.bad(base, "the server name %q must be 1 to 32 letters, digits, - or _ (no \"__\"): its tools are named mcp__%s__TOOL", name, name)
 	}
 	tab, ok := v.(map[string]any)

@@ -155,9 +155,7 @@ func (m *Manager) Tools(ctx context.Context) []tools.Tool {
 			for _, w := range s.warnings {
 				m.opt.Warn(w)
 			}
-			for _, t := range s.tools {
-				m.tools = append(m.tools, t)
-			}
+			m.tools = append(m.tools, s.tools...)
 		}
 		sort.Slice(m.tools, func(i, j int) bool { return m.tools[i].Name() < m.tools[j].Name() })
 	})

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -31,8 +30,19 @@ type Tool struct {
 
 var _ tools.ArgChecker = (*Tool)(nil)
 
-// toolName is what model APIs accept as a function name.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// validName reports whether name is what model APIs accept as a function
+// name: 1 to 64 letters, digits, _ or -.
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func fullName(server, tool string) string { return tools.RemotePrefix + server + "__" + tool }
 
@@ -62,7 +72,7 @@ func newTool(s *server, t *sdk.Tool, seen map[string]bool) (*Tool, error) {
 	}
 	name := fullName(s.cfg.Name, t.Name)
 	switch {
-	case !utf8.ValidString(t.Name) || !toolName.MatchString(name):
+	case !utf8.ValidString(t.Name) || !validName(name):
 		return nil, fmt.Errorf("its name gives %q, which is not 1 to 64 letters, digits, _ or -, as model APIs require", name)
 	case seen[t.Name]:
 		return nil, errors.New("the server offers two tools of that name")
