@@ -103,16 +103,20 @@ func (s *server) load(ctx context.Context) {
 		listed = append(listed, t)
 	}
 	seen := map[string]bool{}
+	var st []ToolStatus
 	for _, t := range listed {
 		tool, err := newTool(s, t, seen)
 		if err != nil {
-			s.listed = append(s.listed, ToolStatus{Name: toolLabel(s.cfg.Name, t), Refused: err.Error()})
+			st = append(st, ToolStatus{Name: toolLabel(s.cfg.Name, t), Refused: err.Error()})
 			s.warnings = append(s.warnings, fmt.Sprintf("MCP server %q: tool %s refused: %v", s.cfg.Name, quoteName(t), err))
 			continue
 		}
 		s.tools = append(s.tools, tool)
-		s.listed = append(s.listed, ToolStatus{Name: tool.Name(), Risk: string(tool.Risk())})
+		st = append(st, ToolStatus{Name: tool.Name(), Risk: string(tool.Risk())})
 	}
+	s.mu.Lock()
+	s.listed = st
+	s.mu.Unlock()
 	for _, name := range s.cfg.ReadOnly {
 		if !seen[name] {
 			s.warnings = append(s.warnings, fmt.Sprintf("MCP server %q has no tool %q (named in read_only_tools)", s.cfg.Name, name))
