@@ -41,6 +41,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build agent: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	mcpServerBin = filepath.Join(dir, "mcpserver") // mcp_test.go's MCP server
+	build = exec.Command("go", "build", "-o", mcpServerBin, "./internal/mcp/testdata/mcpserver")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the MCP test server: %v\n%s", err, out)
+		os.Exit(1)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

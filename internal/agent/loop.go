@@ -552,9 +552,10 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
-	if risk == event.RiskWrite {
+	if risk == event.RiskWrite || tools.Remote(c.Name) {
 		// The intent of a write is durable before the write (with a
-		// checkpointer, the before-checkpoint's sync did it).
+		// checkpointer, the before-checkpoint's sync did it); so is that of
+		// an MCP call before it is sent, which a resume must not send again.
 		if err := r.flush(ctx, st, true); err != nil {
 			return Outcome{Status: event.StatusFailed, Err: err}, true
 		}

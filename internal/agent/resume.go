@@ -87,7 +87,8 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 			action = ActionAwaitingApproval
 		case a != nil && a.Decision == Deny:
 			action = ActionNotRerun
-		case oc.Risk == event.RiskExec && oc.BeforeCP != "":
+		case oc.Risk == event.RiskExec && oc.BeforeCP != "",
+			oc.Risk == event.RiskRead && tools.Remote(oc.Call.Name): // an MCP call journaled is one that may have been sent
 			action, unknown = ActionNotRerun, true
 		}
 		plans = append(plans, plan{oc, action, unknown})
@@ -184,9 +185,13 @@ func (r *Runner) prepareRedo(ctx context.Context, oc *OpenCall) error {
 
 // unknownOutcome answers an interrupted command without running it again.
 func (r *Runner) unknownOutcome(ctx context.Context, st *State, oc *OpenCall) error {
-	msg := "outcome unknown: the agent stopped while this command was running, and it was not run again. " +
+	what := "command"
+	if tools.Remote(oc.Call.Name) {
+		what = "MCP tool call"
+	}
+	msg := "outcome unknown: the agent stopped while this " + what + " was running, and it was not run again. " +
 		"Check its effects before deciding whether to run it again."
-	if r.Checkpointer != nil {
+	if r.Checkpointer != nil && oc.BeforeCP != "" { // a read-only MCP call has no checkpoint
 		id, _, err := r.Checkpointer.Checkpoint(ctx, st.RunID, oc.Call.ID, event.CheckpointAfter, st.Step, st.LastSeq, nil)
 		if err != nil {
 			return Fail(ClassRuntime, err)

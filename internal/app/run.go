@@ -161,6 +161,7 @@ func (r *Run) Finished() bool {
 // records a person's decisions; Drive then continues it. A decision that
 // does not fit the run is a *UsageError.
 func (r *Run) Resume(ctx context.Context, opt agent.ResumeOptions) error {
+	_ = r.s.tools.ensure(ctx) // an open call may be an MCP server's; an error is the first Build's to report
 	if err := r.s.runner.Resume(ctx, r.state, opt); err != nil {
 		var re *agent.ResumeError
 		if errors.As(err, &re) {
@@ -205,6 +206,7 @@ func (r *Run) Drive(ctx context.Context) agent.Outcome {
 		r.mu.Unlock()
 		cancel()
 	}()
+	_ = r.s.tools.ensure(ctx) // the MCP servers, before an open call runs; an error is the first Build's to report
 	return r.s.runner.Run(ctx, r.state)
 }
 

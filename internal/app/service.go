@@ -44,6 +44,7 @@ type Service struct {
 	red    *redact.Redactor
 	sb     *sandbox.Sandbox
 	runner *agent.Runner
+	tools  *toolbox
 	hub    hub
 
 	mu       sync.Mutex
@@ -83,21 +84,17 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		st.Close()
 		return nil, fmt.Errorf("open the checkpoint repository: %w", err)
 	}
+	addMCPSecrets(red, set.MCPServers)
 	s := &Service{set: set, warn: warn, store: st, cps: cps, red: red, policies: map[string]*policy.Policy{}}
 	sb, cmdEnv := commandSandbox(set, warn)
 	s.sb = sb
 	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec,
 		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval == policy.ModeAsk.String() && sb.Active()}
 	reg := tools.Default()
-	specs, err := contextbuild.Specs(reg)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
 	rm := &repoMapper{root: set.Workspace, store: st, warn: warn, red: red}
 	s.repoMap = rm
 	cbOpt := contextbuild.Options{
-		Workspace: set.Workspace, Model: set.Model, Window: set.Window, Tools: specs, Redactor: red,
+		Workspace: set.Workspace, Model: set.Model, Window: set.Window, Redactor: red,
 		RepoMap:            rm,
 		GlobalInstructions: globalInstructions(),
 	}
@@ -107,10 +104,18 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	if set.ModelSummary {
 		cbOpt.Summarizer = providerSummarizer{prov}
 	}
-	cb, err := contextbuild.New(cbOpt)
-	if err != nil {
-		st.Close()
-		return nil, err
+	// The tool specs, MCP servers' included, are known once the servers have
+	// started: the builder is made then (toolbox.ensure), from the registry.
+	s.tools = &toolbox{reg: reg, mcp: newMCP(set, red, warn), newBuilder: func(specs []agent.ToolSpec) (*contextbuild.Builder, error) {
+		o := cbOpt
+		o.Tools = specs
+		return contextbuild.New(o)
+	}}
+	if s.tools.mcp == nil { // nothing to wait for: a bad option is an error now
+		if err := s.tools.ensure(ctx); err != nil {
+			st.Close()
+			return nil, err
+		}
 	}
 	s.runner = &agent.Runner{
 		Provider:     prov,
@@ -118,7 +123,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		Journal:      st,
 		Redactor:     red,
 		Checkpointer: checkpoint.Checkpointer{Store: cps},
-		Context:      cb,
+		Context:      s.tools,
 		Model:        set.Model,
 		ProviderName: providerName(set),
 		Processes:    agent.OSProcesses{},
@@ -215,6 +220,7 @@ func (s *Service) Close() {
 		<-s.warmDone
 	}
 	s.sb.Close()
+	s.tools.close() // the MCP servers end with the session
 	s.cps.Close()
 	s.store.Close()
 }

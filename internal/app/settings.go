@@ -66,6 +66,9 @@ type Settings struct {
 	// says where its mode came from.
 	Sandbox       config.Sandbox
 	SandboxSource string
+	// MCPServers are the configured MCP servers (started at the first
+	// request of a run).
+	MCPServers []config.MCPServer
 }
 
 // Prior is what a continued run started with.
@@ -113,6 +116,7 @@ func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
 		Sandbox: cfg.Sandbox, SandboxSource: cfg.Origin["sandbox.mode"],
+		MCPServers: cfg.MCPServers,
 	}
 	if cfg.Origin["context.window"] == config.FromDefault {
 		s.Window = 0

@@ -3,7 +3,8 @@
 // the environment variables and the flags, merged with precedence
 // flag > environment > project file > user file > default into one Config.
 // It validates every key and value, and enforces that a project file (which
-// arrives with a cloned repository) can only make the agent more careful.
+// arrives with a cloned repository) can only make the agent more careful: it
+// cannot add an MCP server ([mcp.servers.NAME], mcp.go), only turn one off.
 //
 // It must not touch anything else: it parses no command line (cmd/ hands it
 // the flag values), prints nothing (it returns warnings), creates no
@@ -79,6 +80,9 @@ type Config struct {
 	// Sandbox is the OS sandbox of commands ([sandbox], AGENT_SANDBOX,
 	// --sandbox); its mode defaults by approval mode (sandbox.DefaultFor).
 	Sandbox Sandbox
+	// MCPServers are the user file's [mcp.servers.NAME], sorted by name (a
+	// project file may only turn one off).
+	MCPServers []MCPServer
 
 	Workspace   string
 	UserFile    string // the user file's path ("" when no home directory is known)
@@ -238,6 +242,9 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := l.checkMCP(); err != nil {
+			return nil, nil, err
+		}
 		c.applyUser(l)
 	}
 	if c.ProjectFile != "" {
@@ -265,6 +272,7 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 		return nil, nil, err
 	}
 	c.Home, c.Origin["home"] = home, origin
+	c.expandMCP(env)
 	c.Allow, c.Deny = dedup(c.Allow), dedup(c.Deny)
 	return c, warnings, nil
 }
@@ -330,6 +338,7 @@ func (c *Config) applyUser(l *layer) {
 	set("sandbox.writable", len(l.writable) > 0)
 	c.Sandbox.EnvAllow = append(c.Sandbox.EnvAllow, l.envAllow...)
 	set("sandbox.env_allow", len(l.envAllow) > 0)
+	c.applyMCPUser(l)
 }
 
 // DefaultSandboxFor is the sandbox mode when no file, variable or flag sets
@@ -450,7 +459,7 @@ func (c *Config) applyProject(l *layer) []string {
 		}
 	}
 	warns = append(warns, c.applyProjectSandbox(l, warn, take)...)
-	return warns
+	return append(warns, c.applyMCPProject(l)...)
 }
 
 // applyProjectSandbox: a project file may make the sandbox stricter (its

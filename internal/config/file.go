@@ -52,14 +52,16 @@ type fileData struct {
 		Network  any `toml:"network"`
 		EnvAllow any `toml:"env_allow"`
 	} `toml:"sandbox"`
+	// MCP is read by parseMCP (mcp.go), which names its own unknown keys.
+	MCP any `toml:"mcp"`
 }
 
 // knownKeys lists every key a file may set, as dotted paths.
 var knownKeys = []string{"model", "provider", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
-	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow"}
+	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow", "mcp.servers"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -81,6 +83,7 @@ type layer struct {
 	writable        []string
 	network         *bool
 	envAllow        []string
+	mcp             []mcpLayer
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -115,7 +118,13 @@ func readLayer(path string) (*layer, error) {
 	if err != nil {
 		return nil, &Error{File: path, Msg: err.Error(), Err: err}
 	}
-	if und := md.Undecoded(); len(und) > 0 {
+	var und []toml.Key
+	for _, k := range md.Undecoded() {
+		if k[0] != "mcp" { // parseMCP names its own unknown keys
+			und = append(und, k)
+		}
+	}
+	if len(und) > 0 {
 		k := und[0].String()
 		msg := fmt.Sprintf("unknown key %q (known keys: %s)", k, strings.Join(knownKeys, ", "))
 		if strings.Contains(strings.ToLower(k), "key") && strings.Contains(strings.ToLower(k), "api") {
@@ -237,7 +246,10 @@ func (l *layer) fill(fd *fileData) error {
 		}
 		l.runGrantTTL = &d
 	}
-	return l.fillSandbox(fd)
+	if err := l.fillSandbox(fd); err != nil {
+		return err
+	}
+	return l.parseMCP(fd.MCP)
 }
 
 func (l *layer) fillSandbox(fd *fileData) error {

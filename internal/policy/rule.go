@@ -22,6 +22,22 @@ var toolRisks = map[string]event.Risk{
 	"run_command": event.RiskExec,
 }
 
+// mcpTool reports whether tool names a tool of an MCP server,
+// mcp__SERVER__TOOL (its risk is the configuration's, not the policy's).
+func mcpTool(tool string) bool {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	server, name, ok2 := strings.Cut(rest, "__")
+	if !ok || !ok2 || server == "" || name == "" || len(tool) > 64 {
+		return false
+	}
+	for _, c := range []byte(tool) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // ToolRisk returns the risk of a known tool, and false for an unknown one.
 func ToolRisk(tool string) (event.Risk, bool) {
 	r, ok := toolRisks[tool]
@@ -104,6 +120,12 @@ func ParseRule(s string) (Rule, error) {
 		}
 	} else if strings.ContainsAny(text, ") ") {
 		return bad("expected TOOL or TOOL(GLOB), e.g. run_command(go test *)")
+	}
+	if mcpTool(tool) { // mcp__SERVER__TOOL: the whole tool, it has no main argument
+		if pat != "" {
+			return bad("an MCP tool's rule takes no pattern; write %q alone", tool)
+		}
+		return Rule{Tool: tool}, nil
 	}
 	if _, ok := toolRisks[tool]; !ok && tool != "*" {
 		msg := fmt.Sprintf("unknown tool %q (valid: %s, or * for every tool)", tool, strings.Join(toolNames(), ", "))

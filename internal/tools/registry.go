@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 )
 
-// Registry is the set of tools offered to the model. It is plain data, built
-// once and read-only afterwards, so it is safe for concurrent use.
+// Registry is the set of tools offered to the model. It is built once, with
+// the built-in tools, and may grow with Add (the tools of MCP servers, known
+// once they have started); it is safe for concurrent use.
 type Registry struct {
+	mu      sync.RWMutex
 	tools   []Tool
 	byName  map[string]Tool
 	schema  map[string]*Schema // built once: Schema() builds a new one each call
@@ -37,29 +40,56 @@ func Default() *Registry {
 // a duplicate name or a schema that does not marshal: both are programming errors.
 func NewRegistry(tools ...Tool) *Registry {
 	r := &Registry{byName: map[string]Tool{}, schema: map[string]*Schema{}, schemas: map[string]json.RawMessage{}}
-	for _, t := range tools {
-		name := t.Name()
-		if _, dup := r.byName[name]; dup {
-			panic("tools: duplicate tool " + name)
-		}
-		s := t.Schema()
-		b, err := json.Marshal(s)
-		if err != nil {
-			panic(fmt.Sprintf("tools: schema of %s: %v", name, err))
-		}
-		r.tools = append(r.tools, t)
-		r.byName[name] = t
-		r.schema[name] = s
-		r.schemas[name] = b
+	if err := r.Add(tools...); err != nil {
+		panic("tools: " + err.Error())
 	}
 	return r
 }
 
+// Add registers more tools, after those already there. A name already
+// taken or a schema that does not marshal is an error, and then none of
+// them is added.
+func (r *Registry) Add(tools ...Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	schema := make(map[string]*Schema, len(tools))
+	schemas := make(map[string]json.RawMessage, len(tools))
+	for _, t := range tools {
+		name := t.Name()
+		if _, dup := r.byName[name]; dup {
+			return fmt.Errorf("duplicate tool %s", name)
+		}
+		if _, dup := schema[name]; dup {
+			return fmt.Errorf("duplicate tool %s", name)
+		}
+		s := t.Schema()
+		b, err := json.Marshal(s)
+		if err != nil {
+			return fmt.Errorf("schema of %s: %w", name, err)
+		}
+		schema[name], schemas[name] = s, b
+	}
+	for _, t := range tools {
+		name := t.Name()
+		r.tools = append(r.tools, t)
+		r.byName[name] = t
+		r.schema[name] = schema[name]
+		r.schemas[name] = schemas[name]
+	}
+	return nil
+}
+
 // Tools returns the tools in registration order (a copy).
-func (r *Registry) Tools() []Tool { return append([]Tool(nil), r.tools...) }
+func (r *Registry) Tools() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]Tool(nil), r.tools...)
+}
 
 // Names returns the tool names in registration order.
 func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	names := make([]string, len(r.tools))
 	for i, t := range r.tools {
 		names[i] = t.Name()
@@ -69,16 +99,24 @@ func (r *Registry) Names() []string {
 
 // Get returns the tool called name.
 func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	t, ok := r.byName[name]
 	return t, ok
 }
 
 // SchemaJSON returns the JSON schema of the named tool's arguments, or nil for
 // an unknown tool. The caller must not modify it.
-func (r *Registry) SchemaJSON(name string) json.RawMessage { return r.schemas[name] }
+func (r *Registry) SchemaJSON(name string) json.RawMessage {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.schemas[name]
+}
 
 // Specs returns the declarations to send to the model, in registration order.
 func (r *Registry) Specs() []Spec {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	specs := make([]Spec, len(r.tools))
 	for i, t := range r.tools {
 		specs[i] = Spec{Name: t.Name(), Description: t.Description(), Parameters: r.schemas[t.Name()]}
@@ -92,16 +130,25 @@ func (r *Registry) Specs() []Spec {
 // includes the schema. On success it returns the tool and the normalised
 // arguments ("" becomes {}, null optional fields are dropped) to pass to Run.
 func (r *Registry) Validate(name, args string) (Tool, json.RawMessage, error) {
+	r.mu.RLock()
 	t, ok := r.byName[name]
+	s, sj := r.schema[name], r.schemas[name]
+	r.mu.RUnlock()
 	if !ok {
 		return nil, nil, &ArgError{
 			Tool:    name,
 			Problem: fmt.Sprintf("unknown tool %q; known tools: %s", name, strings.Join(r.Names(), ", ")),
 		}
 	}
-	norm, aerr := validateArgs(name, r.schema[name], args)
+	var norm json.RawMessage
+	var aerr *ArgError
+	if ac, ok := t.(ArgChecker); ok {
+		norm, aerr = checkArgsWith(name, ac, args)
+	} else {
+		norm, aerr = validateArgs(name, s, args)
+	}
 	if aerr != nil {
-		aerr.Schema = r.schemas[name]
+		aerr.Schema = sj
 		return nil, nil, aerr
 	}
 	if pc, ok := t.(Prechecker); ok {

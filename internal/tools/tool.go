@@ -1,7 +1,9 @@
 // Package tools owns the eight tools the model sees (read_file, list_dir, glob,
 // grep, write_file, edit_file, run_command, update_plan), their schemas, the
 // validation of model-supplied arguments against those schemas, and workspace
-// confinement of every path: Resolve names where a path leads (for the error
+// confinement of every path, and the Registry the loop validates calls with,
+// which also holds the tools of MCP servers (internal/mcp adapts them;
+// ArgChecker, Remote). Resolve names where a path leads (for the error
 // message and the canonical path), and every file operation then runs
 // beneath the workspace opened as an *os.Root, so a directory swapped for a
 // symlink in between cannot redirect it (confine.go). Which paths grep, glob
@@ -15,6 +17,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"agent/internal/event"
 	"agent/internal/proc"
@@ -105,7 +108,9 @@ type Result struct {
 	Sandbox *event.SandboxInfo
 }
 
-// Schema is a small JSON-schema subset, serialised as JSON schema.
+// Schema is a small JSON-schema subset, serialised as JSON schema. A tool
+// from outside (an MCP server's) carries its own schema in Raw instead, and
+// checks its arguments itself (ArgChecker).
 type Schema struct {
 	Type                 string             `json:"type"`
 	Description          string             `json:"description,omitempty"`
@@ -117,4 +122,34 @@ type Schema struct {
 	// Minimum and Maximum bound an integer (inclusive).
 	Minimum *int `json:"minimum,omitempty"`
 	Maximum *int `json:"maximum,omitempty"`
+	// Raw, when set, is the whole schema as JSON, sent as it is; the other
+	// fields are then ignored.
+	Raw json.RawMessage `json:"-"`
 }
+
+// MarshalJSON writes Raw when it is set, else the subset's fields.
+func (s Schema) MarshalJSON() ([]byte, error) {
+	if len(s.Raw) > 0 {
+		return s.Raw, nil
+	}
+	type plain Schema // without this method
+	return json.Marshal(plain(s))
+}
+
+// ArgChecker is implemented by a tool whose schema is not the subset above
+// (an MCP server's): the registry still refuses broken JSON and anything but
+// one JSON object, then asks the tool to check the object against its own
+// schema. The error's message names the problem; the registry adds the schema.
+type ArgChecker interface {
+	CheckArgs(args json.RawMessage) error
+}
+
+// RemotePrefix starts the name of every tool that runs in another process
+// the agent only talks to (an MCP server's tool: mcp__SERVER__TOOL).
+const RemotePrefix = "mcp__"
+
+// Remote reports whether the tool called name runs in another process (an
+// MCP server): the agent cannot checkpoint what it does outside the
+// workspace nor stop it, so the loop makes its intent durable before it is
+// sent, and a resumed run never sends it again by itself.
+func Remote(name string) bool { return strings.HasPrefix(name, RemotePrefix) }

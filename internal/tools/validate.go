@@ -59,22 +59,9 @@ func validateArgs(tool string, s *Schema, raw string) (json.RawMessage, *ArgErro
 	fail := func(field, format string, a ...any) (json.RawMessage, *ArgError) {
 		return nil, &ArgError{Tool: tool, Field: field, Problem: fmt.Sprintf(format, a...)}
 	}
-	trimmed := strings.TrimSpace(raw)
-	if trimmed == "" {
-		trimmed = "{}"
-	}
-	dec := json.NewDecoder(strings.NewReader(trimmed))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return fail("", "arguments are not valid JSON: %v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fail("", "arguments are not valid JSON: unexpected data after the JSON object")
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return fail("", "arguments must be a JSON object, got %s", describe(v))
+	obj, aerr := parseObject(tool, raw)
+	if aerr != nil {
+		return nil, aerr
 	}
 	norm, aerr := checkValue(s, obj, "")
 	if aerr != nil {
@@ -86,6 +73,48 @@ func validateArgs(tool string, s *Schema, raw string) (json.RawMessage, *ArgErro
 		return fail("", "arguments cannot be re-encoded: %v", err)
 	}
 	return out, nil
+}
+
+// checkArgsWith validates raw for a tool that checks its own schema: one
+// JSON object, then the tool's verdict. The arguments go on as the model
+// wrote them ("" becomes {}).
+func checkArgsWith(tool string, ac ArgChecker, raw string) (json.RawMessage, *ArgError) {
+	if _, aerr := parseObject(tool, raw); aerr != nil {
+		return nil, aerr
+	}
+	norm := json.RawMessage(strings.TrimSpace(raw))
+	if len(norm) == 0 {
+		norm = json.RawMessage("{}")
+	}
+	if err := ac.CheckArgs(norm); err != nil {
+		return nil, &ArgError{Tool: tool, Problem: err.Error()}
+	}
+	return norm, nil
+}
+
+// parseObject decodes raw, which must be one JSON object ("" is {}).
+func parseObject(tool, raw string) (map[string]any, *ArgError) {
+	fail := func(format string, a ...any) (map[string]any, *ArgError) {
+		return nil, &ArgError{Tool: tool, Problem: fmt.Sprintf(format, a...)}
+	}
+	trimmed := strings.TrimSpace(raw)
+	if trimmed == "" {
+		trimmed = "{}"
+	}
+	dec := json.NewDecoder(strings.NewReader(trimmed))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return fail("arguments are not valid JSON: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fail("arguments are not valid JSON: unexpected data after the JSON object")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return fail("arguments must be a JSON object, got %s", describe(v))
+	}
+	return obj, nil
 }
 
 // checkValue validates v against s and returns it normalised (integers

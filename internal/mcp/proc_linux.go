@@ -1,0 +1,22 @@
+package mcp
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// configure puts a server in its own process group, and has the kernel
+// kill it if the agent dies without closing it.
+func configure(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+func signalGroup(cmd *exec.Cmd, kill bool) {
+	sig := syscall.SIGTERM
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	if cmd.Process != nil && cmd.Process.Pid > 0 {
+		_ = syscall.Kill(-cmd.Process.Pid, sig)
+	}
+}
