@@ -13,6 +13,7 @@ import (
 	"agent/internal/checkpoint"
 	"agent/internal/contextbuild"
 	"agent/internal/event"
+	"agent/internal/otlp"
 	"agent/internal/policy"
 	"agent/internal/redact"
 	"agent/internal/replay"
@@ -41,6 +42,7 @@ type Service struct {
 	red    *redact.Redactor
 	runner *agent.Runner
 	hub    hub
+	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
 
 	mu       sync.Mutex
 	policies map[string]*policy.Policy
@@ -134,6 +136,10 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		}
 		return false
 	}
+	if err := s.startOTel(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -190,6 +196,7 @@ func (s *Service) Close() {
 		s.warmStop()
 		<-s.warmDone
 	}
+	s.closeOTel()
 	s.cps.Close()
 	s.store.Close()
 }

@@ -14,6 +14,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,6 +72,10 @@ type Config struct {
 	Sample          float64       // fraction of runs whose exports carry full tool output
 	RunGrantTTL     time.Duration // how long an "allow for this run" grant lasts
 	Home            string        // state directory (database, shadow repositories)
+	// OTelEndpoint is the OTLP/HTTP receiver a run's trace goes to as it
+	// runs ("": none); OTelContent adds prompt and output text to it.
+	OTelEndpoint string
+	OTelContent  bool
 
 	Workspace   string
 	UserFile    string // the user file's path ("" when no home directory is known)
@@ -276,6 +281,14 @@ func (c *Config) applyUser(l *layer) {
 		c.RunGrantTTL = *l.runGrantTTL
 	}
 	set("approvals.run_grant_ttl", l.runGrantTTL != nil)
+	if l.otelEndpoint != nil {
+		c.OTelEndpoint = *l.otelEndpoint
+	}
+	set("otel.endpoint", l.otelEndpoint != nil)
+	if l.otelContent != nil {
+		c.OTelContent = *l.otelContent
+	}
+	set("otel.content", l.otelContent != nil)
 }
 
 // applyProject applies a project file, which may only make things stricter:
@@ -362,6 +375,23 @@ func (c *Config) applyProject(l *layer) []string {
 			take("approvals.run_grant_ttl")
 		} else {
 			warn(fmt.Sprintf("approvals.run_grant_ttl = %q", l.runGrantTTL.String()), "a project file may only shorten run grants (now %s)", c.RunGrantTTL)
+		}
+	}
+	if l.otelEndpoint != nil && *l.otelEndpoint != c.OTelEndpoint {
+		if *l.otelEndpoint == "" || IsLoopback(*l.otelEndpoint) {
+			c.OTelEndpoint = *l.otelEndpoint
+			take("otel.endpoint")
+		} else {
+			warn(fmt.Sprintf("otel.endpoint = %q", maskURL(*l.otelEndpoint)), "a project file may only send traces to this machine, "+
+				"so that a cloned repository cannot send your runs elsewhere; set it in %s", c.userFileHint())
+		}
+	}
+	if l.otelContent != nil && *l.otelContent != c.OTelContent {
+		if !*l.otelContent {
+			c.OTelContent = false
+			take("otel.content")
+		} else {
+			warn("otel.content = true", "a project file cannot add prompt and output text to traces; set it in %s", c.userFileHint())
 		}
 	}
 	return warns
@@ -451,6 +481,14 @@ func (c *Config) applyFlags(f Flags) error {
 		c.Deny, c.Origin["permissions.deny"] = append(c.Deny, f.Deny...), FromFlag
 	}
 	return nil
+}
+
+// maskURL hides a password in a URL shown in a message.
+func maskURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return s
 }
 
 func dedup(ss []string) []string {

@@ -43,14 +43,18 @@ type fileData struct {
 	Approvals struct {
 		RunGrantTTL any `toml:"run_grant_ttl"`
 	} `toml:"approvals"`
+	OTel struct {
+		Endpoint any `toml:"endpoint"`
+		Content  any `toml:"content"`
+	} `toml:"otel"`
 }
 
 // knownKeys lists every key a file may set, as dotted paths.
 var knownKeys = []string{"model", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
-	"approvals.run_grant_ttl"}
+	"approvals.run_grant_ttl", "otel.endpoint", "otel.content"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "otel"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -67,6 +71,8 @@ type layer struct {
 	retention       *time.Duration
 	sample          *float64
 	runGrantTTL     *time.Duration
+	otelEndpoint    *string
+	otelContent     *bool
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -214,6 +220,39 @@ func (l *layer) fill(fd *fileData) error {
 			return l.bad("approvals.run_grant_ttl", "%v, e.g. run_grant_ttl = \"1h\" (got %s)", err, show(v))
 		}
 		l.runGrantTTL = &d
+	}
+	if v := fd.OTel.Endpoint; v != nil {
+		s, isStr := v.(string)
+		err := checkOTelEndpoint(s)
+		if !isStr {
+			err = errors.New("must be an http:// or https:// URL in quotes")
+		}
+		if err != nil {
+			return l.bad("otel.endpoint", "%v, e.g. endpoint = \"http://127.0.0.1:4318\" (an OTLP/HTTP receiver; traces go to its /v1/traces) (got %s)", err, show(v))
+		}
+		l.otelEndpoint = &s
+	}
+	if v := fd.OTel.Content; v != nil {
+		b, ok := v.(bool)
+		if !ok {
+			return l.bad("otel.content", "must be true or false, without quotes (got %s)", show(v))
+		}
+		l.otelContent = &b
+	}
+	return nil
+}
+
+// checkOTelEndpoint: an http(s) base URL without query or fragment ("" is
+// allowed: no export).
+func checkOTelEndpoint(s string) error {
+	if s == "" {
+		return nil
+	}
+	if err := checkBaseURL(s); err != nil {
+		return err
+	}
+	if u, _ := url.Parse(strings.TrimSpace(s)); u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("must be a URL without a query or fragment")
 	}
 	return nil
 }
