@@ -132,7 +132,9 @@ func (b *Builder) Add(ev event.Event) []Span {
 	case *event.AssistantMessageData:
 		done = append(done, b.answer(ev, d)...)
 	case *event.ToolCallData:
-		b.startTool(ev, d.CallID, d.Name, d.Risk, d.Arguments)
+		if _, ok := b.tools[d.CallID]; !ok {
+			b.startTool(ev, d.CallID, d.Name, d.Risk, d.Arguments)
+		}
 	case *event.ApprovalData:
 		attrs := []Attr{String("agent.approval.decision", string(d.Decision)), String("agent.approval.scope", string(d.Scope)),
 			String("agent.approval.source", string(d.Source))}
@@ -170,6 +172,13 @@ func (b *Builder) Add(ev event.Event) []Span {
 		b.segEvent(SpanEvent{Time: ev.Time, Name: "resume", Attrs: []Attr{
 			Int("agent.resume.from_seq", d.FromSeq), Strings("agent.resume.interrupted", calls),
 		}})
+		// the interrupted calls go on in this stretch: their approvals and
+		// results belong to a span here
+		for _, ic := range d.Interrupted {
+			if _, ok := b.tools[ic.CallID]; !ok {
+				b.startTool(ev, ic.CallID, ic.Name, "", "")
+			}
+		}
 	case *event.CompactionData:
 		b.segEvent(SpanEvent{Time: ev.Time, Name: "compaction", Attrs: []Attr{
 			String("agent.compaction.trigger", string(d.Trigger)), String("agent.compaction.kind", string(d.Kind)),
@@ -331,7 +340,7 @@ func (b *Builder) startTool(ev event.Event, callID, name string, risk event.Risk
 	if name != "" {
 		spanName += " " + name
 	}
-	b.tools[callID] = &open{span: Span{Trace: b.trace, ID: spanIDOf(b.opt.RunID, "tool", ev.Seq), Parent: b.seg.span.ID,
+	b.tools[callID] = &open{span: Span{Trace: b.trace, ID: spanIDOf(b.opt.RunID, "tool\x00"+callID, ev.Seq), Parent: b.seg.span.ID,
 		Name: spanName, Kind: KindInternal, Start: ev.Time, Attrs: attrs}}
 }
 
