@@ -360,9 +360,13 @@ func (b *Builder) endTool(ev event.Event, d *event.ToolResultData) []Span {
 	if b.opt.Content {
 		s.Attrs = append(s.Attrs, String(attrToolResult, d.Output))
 	}
-	if d.Status == event.ResultError {
+	switch {
+	case d.Status == event.ResultError:
 		s.Status, s.Message = StatusError, "the tool returned an error"
 		s.Attrs = append(s.Attrs, String(attrErrorType, "tool_error"))
+	case d.ExitCode != nil && *d.ExitCode != 0:
+		s.Status, s.Message = StatusError, "exit code "+strconv.Itoa(*d.ExitCode)
+		s.Attrs = append(s.Attrs, String(attrErrorType, "exit_code"))
 	}
 	return []Span{s}
 }

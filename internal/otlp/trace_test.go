@@ -35,8 +35,9 @@ func oneRun() []event.Event {
 		&event.ToolCallData{CallID: "c1", Name: "edit_file", Arguments: `{"path":"main.go","old_string":"Hello","new_string":"Hello, world"}`, Risk: event.RiskWrite},
 		&event.ApprovalData{CallID: "c1", Decision: event.Allow, Scope: event.ScopeOnce, Source: event.SourceMode},
 		&event.CheckpointData{CheckpointID: "cp1", CallID: "c1", Kind: event.CheckpointBefore, Files: []string{"main.go"}},
-		&event.ToolResultData{CallID: "c1", Status: event.ResultOK, Output: "edited main.go: the file body"},
 		&event.CheckpointData{CheckpointID: "cp2", CallID: "c1", Kind: event.CheckpointAfter, Files: []string{"main.go"}},
+		&event.ToolResultData{CallID: "c1", Status: event.ResultOK, Output: "edited main.go: the file body"},
+		&event.CheckpointData{CheckpointID: "cp9", CallID: "c1", Kind: event.CheckpointAfter, Files: []string{"late.go"}},
 		&event.ToolCallData{CallID: "c2", Name: "run_command", Arguments: `{"command":"go test ./..."}`, Risk: event.RiskExec},
 		&event.ApprovalData{CallID: "c2", Decision: event.Allow, Scope: event.ScopeRun, Source: event.SourceUser, Rule: "run_command(go test *)"},
 		&event.CommandStartedData{CallID: "c2", PID: 4242},
@@ -130,14 +131,14 @@ func TestTraceOfARun(t *testing.T) {
 	}
 	e := edit[0]
 	if attr(e, "gen_ai.tool.name") != "edit_file" || attr(e, "gen_ai.tool.call.id") != "c1" || attr(e, "agent.tool.status") != "ok" ||
-		attr(e, "agent.tool.risk") != "write" || eventNames(e) != "approval,checkpoint" || e.Status != otlp.StatusUnset {
+		attr(e, "agent.tool.risk") != "write" || eventNames(e) != "approval,checkpoint,checkpoint" || e.Status != otlp.StatusUnset {
 		t.Errorf("edit span %+v", e)
 	}
 	x := cmd[0]
 	if x.Status != otlp.StatusError || eventNames(x) != "approval,command_started" || attr(x, "error.type") != "tool_error" {
 		t.Errorf("command span %+v", x)
 	}
-	// the after-checkpoint follows the call's result: an event of the run
+	// a checkpoint of a call that has its result is an event of the run
 	if eventNames(r) != "checkpoint,rollback" {
 		t.Errorf("root events %s", eventNames(r))
 	}
