@@ -147,7 +147,7 @@ func (l *Live) queue(spans []Span) {
 				st.lastError = "the queue was full (the receiver is slower than the run)"
 			}
 		}
-		l.pending = append([]Span(nil), l.pending[over:]...)
+		l.pending = l.pending[over:] // the next append that grows it copies what is left
 	}
 	if len(l.pending) >= l.opt.BatchSize {
 		l.signal()

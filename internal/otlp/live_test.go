@@ -1,7 +1,11 @@
 package otlp_test
 
 import (
+	"context"
+	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -178,5 +182,37 @@ func TestLiveCloseEndsOpenSpans(t *testing.T) {
 	}
 	if len(got) != 3 || got["execute_tool edit_file"] != "no_result_unfinished" || got["invoke_agent agent"] != "unfinished" {
 		t.Errorf("spans %v", got)
+	}
+}
+
+// User information in the endpoint is basic authentication (Langfuse's
+// keys), never part of a message.
+func TestClientBasicAuthAndRefusal(t *testing.T) {
+	var user, pass string
+	var ok bool
+	status := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok = r.BasicAuth()
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte("quota exceeded\x00\x01"))
+	}))
+	defer srv.Close()
+	ep, err := otlp.ParseEndpoint(strings.Replace(srv.URL, "http://", "http://pk-lf-1:sk-lf-secret@", 1) + "/api/public/otel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := otlp.Client{Endpoint: ep}
+	spans := otlp.Trace(otlp.TraceOptions{RunID: "run-a"}, oneRun())
+	if n, err := c.Send(context.Background(), otlp.Resource{}, otlp.Scope{}, spans, nil); err != nil || n != len(spans) {
+		t.Fatalf("send: %d, %v", n, err)
+	}
+	if !ok || user != "pk-lf-1" || pass != "sk-lf-secret" {
+		t.Errorf("basic auth %v %q %q", ok, user, pass)
+	}
+	status = http.StatusTooManyRequests
+	_, err = c.Send(context.Background(), otlp.Resource{}, otlp.Scope{}, spans, nil)
+	if !errors.Is(err, otlp.ErrRejected) || !strings.Contains(err.Error(), "429 Too Many Requests: quota exceeded") ||
+		strings.Contains(err.Error(), "sk-lf-secret") {
+		t.Errorf("refusal: %v", err)
 	}
 }
