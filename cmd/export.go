@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,10 +13,10 @@ import (
 )
 
 func newExportCmd() *cobra.Command {
-	var outFile string
+	var outFile, otlpURL string
 	c := &cobra.Command{
-		Use:   "export RUN_ID [-o FILE]",
-		Short: "Write a run's redacted events as JSONL; recorded in the audit log",
+		Use:   "export RUN_ID [-o FILE | --otlp URL]",
+		Short: "Write a run's redacted events as JSONL, or send its trace over OTLP; recorded in the audit log",
 		Long: `Write a run's events as JSON lines, the same objects as agent run --json prints.
 Everything in the journal has passed secret redaction already; export redacts
 every line again, with the key, the environment and the .env files of now, so a
@@ -30,10 +32,21 @@ are is decided per run by a keyed hash of its id, so exporting one run twice giv
 the same answer. The other runs export metadata only: every event with its types,
 ids, tools, statuses, approvals, checkpoints, token counts, errors and the model's
 text, but a tool result's output becomes a note with its size, and strings over
-256 bytes in tool-call arguments (file contents, edit texts) become such notes.`,
+256 bytes in tool-call arguments (file contents, edit texts) become such notes.
+
+With --otlp URL the run is sent instead as one OpenTelemetry trace to an
+OTLP/HTTP receiver (Jaeger, Tempo, Langfuse, an OpenTelemetry Collector):
+URL is the receiver's base URL, to which /v1/traces is added
+(http://127.0.0.1:4318). A span per stretch of the run, per model request
+(GenAI conventions: gen_ai.operation.name, gen_ai.request.model,
+gen_ai.usage.input_tokens, ...) and per tool call; approvals, checkpoints
+and rollbacks are span events. Prompt and output text is included only
+with [otel] content = true (and a run sampled for full exports); every
+string is redacted. The audit row is written before anything is sent.`,
 		Example: `  agent export 20261129T203216-3f9a1c > run.jsonl
   agent export 20261129T2032 -o /tmp/run.jsonl
-  agent export 20261129T2032 | jq -c 'select(.type=="tool_call") | {name, arguments}'`,
+  agent export 20261129T2032 | jq -c 'select(.type=="tool_call") | {name, arguments}'
+  agent export 20261129T2032 --otlp http://127.0.0.1:4318`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("agent export needs one run id, e.g. agent export 20261129T203216-3f9a1c -o run.jsonl (list them with agent runs)")
@@ -41,11 +54,41 @@ text, but a tool result's output becomes a note with its size, and strings over
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("otlp") {
+				if outFile != "" {
+					return usageErr("give either -o FILE or --otlp URL, not both (export twice for both)")
+				}
+				return runExportOTLP(cmd, args[0], otlpURL)
+			}
 			return runExport(cmd, args[0], outFile)
 		},
 	}
 	c.Flags().StringVarP(&outFile, "output", "o", "", "write to FILE (mode 0600, atomically) instead of stdout")
+	c.Flags().StringVar(&otlpURL, "otlp", "", "send the run's trace to the OTLP/HTTP receiver at `URL` (e.g. http://127.0.0.1:4318) instead")
 	return c
+}
+
+func runExportOTLP(cmd *cobra.Command, id, url string) error {
+	st, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	errw := cmd.ErrOrStderr()
+	ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+	defer cancel()
+	res, err := app.ExportOTLP(ctx, st, id, url, app.OTLPOptions{
+		Warn: func(w string) { fmt.Fprintln(errw, "agent: warning:", w) },
+	})
+	if err != nil {
+		return appErr(err)
+	}
+	mode := "metadata only"
+	if res.Content {
+		mode = "with prompt and output text"
+	}
+	fmt.Fprintf(errw, "exported run %s: %d spans, %s, to %s\n", res.RunID, res.Spans, mode, res.Where)
+	return nil
 }
 
 func runExport(cmd *cobra.Command, id, outFile string) error {

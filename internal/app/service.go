@@ -15,6 +15,7 @@ import (
 	"agent/internal/config"
 	"agent/internal/contextbuild"
 	"agent/internal/event"
+	"agent/internal/otlp"
 	"agent/internal/policy"
 	"agent/internal/redact"
 	"agent/internal/replay"
@@ -46,6 +47,7 @@ type Service struct {
 	runner *agent.Runner
 	tools  *toolbox
 	hub    hub
+	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
 
 	mu       sync.Mutex
 	policies map[string]*policy.Policy
@@ -147,6 +149,10 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		}
 		return false
 	}
+	if err := s.startOTel(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -221,6 +227,7 @@ func (s *Service) Close() {
 	}
 	s.sb.Close()
 	s.tools.close() // the MCP servers end with the session
+	s.closeOTel()
 	s.cps.Close()
 	s.store.Close()
 }

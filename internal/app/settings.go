@@ -57,6 +57,10 @@ type Settings struct {
 	Retention       time.Duration
 	Sample          float64
 	RunGrantTTL     time.Duration
+	// OTelEndpoint is the OTLP/HTTP receiver of the runs' traces ("":
+	// none); OTelContent adds prompt and output text (redacted).
+	OTelEndpoint string
+	OTelContent  bool
 
 	Replay            string
 	MaxSteps          int
@@ -113,7 +117,7 @@ func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 		Workspace: ws, Home: cfg.Home, Model: cfg.Model, Provider: cfg.Provider, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
 		Approval: cfg.Approval.String(), Allow: cfg.Allow, Deny: cfg.Deny, Window: cfg.ContextWindow, ModelSummary: cfg.ModelSummary,
 		RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains, Retention: cfg.Retention,
-		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL,
+		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL, OTelEndpoint: cfg.OTelEndpoint, OTelContent: cfg.OTelContent,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
 		Sandbox: cfg.Sandbox, SandboxSource: cfg.Origin["sandbox.mode"],
 		MCPServers: cfg.MCPServers,

@@ -15,6 +15,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,6 +84,10 @@ type Config struct {
 	// MCPServers are the user file's [mcp.servers.NAME], sorted by name (a
 	// project file may only turn one off).
 	MCPServers []MCPServer
+	// OTelEndpoint is the OTLP/HTTP receiver a run's trace goes to as it
+	// runs ("": none); OTelContent adds prompt and output text to it.
+	OTelEndpoint string
+	OTelContent  bool
 
 	Workspace   string
 	UserFile    string // the user file's path ("" when no home directory is known)
@@ -339,6 +344,14 @@ func (c *Config) applyUser(l *layer) {
 	c.Sandbox.EnvAllow = append(c.Sandbox.EnvAllow, l.envAllow...)
 	set("sandbox.env_allow", len(l.envAllow) > 0)
 	c.applyMCPUser(l)
+	if l.otelEndpoint != nil {
+		c.OTelEndpoint = *l.otelEndpoint
+	}
+	set("otel.endpoint", l.otelEndpoint != nil)
+	if l.otelContent != nil {
+		c.OTelContent = *l.otelContent
+	}
+	set("otel.content", l.otelContent != nil)
 }
 
 // DefaultSandboxFor is the sandbox mode when no file, variable or flag sets
@@ -456,6 +469,23 @@ func (c *Config) applyProject(l *layer) []string {
 			take("approvals.run_grant_ttl")
 		} else {
 			warn(fmt.Sprintf("approvals.run_grant_ttl = %q", l.runGrantTTL.String()), "a project file may only shorten run grants (now %s)", c.RunGrantTTL)
+		}
+	}
+	if l.otelEndpoint != nil && *l.otelEndpoint != c.OTelEndpoint {
+		if *l.otelEndpoint == "" || IsLoopback(*l.otelEndpoint) {
+			c.OTelEndpoint = *l.otelEndpoint
+			take("otel.endpoint")
+		} else {
+			warn(fmt.Sprintf("otel.endpoint = %q", maskURL(*l.otelEndpoint)), "a project file may only send traces to this machine, "+
+				"so that a cloned repository cannot send your runs elsewhere; set it in %s", c.userFileHint())
+		}
+	}
+	if l.otelContent != nil && *l.otelContent != c.OTelContent {
+		if !*l.otelContent {
+			c.OTelContent = false
+			take("otel.content")
+		} else {
+			warn("otel.content = true", "a project file cannot add prompt and output text to traces; set it in %s", c.userFileHint())
 		}
 	}
 	warns = append(warns, c.applyProjectSandbox(l, warn, take)...)
@@ -587,6 +617,14 @@ func (c *Config) applyFlags(f Flags) error {
 		c.Deny, c.Origin["permissions.deny"] = append(c.Deny, f.Deny...), FromFlag
 	}
 	return nil
+}
+
+// maskURL hides a password in a URL shown in a message.
+func maskURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return s
 }
 
 func dedup(ss []string) []string {

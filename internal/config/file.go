@@ -53,15 +53,20 @@ type fileData struct {
 		EnvAllow any `toml:"env_allow"`
 	} `toml:"sandbox"`
 	// MCP is read by parseMCP (mcp.go), which names its own unknown keys.
-	MCP any `toml:"mcp"`
+	MCP  any `toml:"mcp"`
+	OTel struct {
+		Endpoint any `toml:"endpoint"`
+		Content  any `toml:"content"`
+	} `toml:"otel"`
 }
 
 // knownKeys lists every key a file may set, as dotted paths.
 var knownKeys = []string{"model", "provider", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
-	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow", "mcp.servers"}
+	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow", "mcp.servers",
+	"otel.endpoint", "otel.content"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -84,6 +89,8 @@ type layer struct {
 	network         *bool
 	envAllow        []string
 	mcp             []mcpLayer
+	otelEndpoint    *string
+	otelContent     *bool
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -249,6 +256,9 @@ func (l *layer) fill(fd *fileData) error {
 	if err := l.fillSandbox(fd); err != nil {
 		return err
 	}
+	if err := l.fillOTel(fd); err != nil {
+		return err
+	}
 	return l.parseMCP(fd.MCP)
 }
 
@@ -292,6 +302,43 @@ func (l *layer) fillSandbox(fd *fileData) error {
 			}
 		}
 		l.envAllow = ns
+	}
+	return nil
+}
+
+func (l *layer) fillOTel(fd *fileData) error {
+	if v := fd.OTel.Endpoint; v != nil {
+		s, isStr := v.(string)
+		err := checkOTelEndpoint(s)
+		if !isStr {
+			err = errors.New("must be an http:// or https:// URL in quotes")
+		}
+		if err != nil {
+			return l.bad("otel.endpoint", "%v, e.g. endpoint = \"http://127.0.0.1:4318\" (an OTLP/HTTP receiver; traces go to its /v1/traces) (got %s)", err, show(v))
+		}
+		l.otelEndpoint = &s
+	}
+	if v := fd.OTel.Content; v != nil {
+		b, ok := v.(bool)
+		if !ok {
+			return l.bad("otel.content", "must be true or false, without quotes (got %s)", show(v))
+		}
+		l.otelContent = &b
+	}
+	return nil
+}
+
+// checkOTelEndpoint: an http(s) base URL without query or fragment ("" is
+// allowed: no export).
+func checkOTelEndpoint(s string) error {
+	if s == "" {
+		return nil
+	}
+	if err := checkBaseURL(s); err != nil {
+		return err
+	}
+	if u, _ := url.Parse(strings.TrimSpace(s)); u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("must be a URL without a query or fragment")
 	}
 	return nil
 }
