@@ -174,12 +174,13 @@ func (s *server) connect(ctx context.Context) error {
 	s.mu.Unlock()
 	go func() {
 		_ = sess.Wait()
-		close(done)
+		why := s.endedErr(p) // waits for the process, so its exit status is known
 		s.mu.Lock()
 		if s.sess == sess && !s.closed {
-			s.state, s.err = StateExited, s.endedErr(p)
+			s.state, s.err = StateExited, why
 		}
 		s.mu.Unlock()
+		close(done) // after the error is set: a call that sees done reads it
 	}()
 	if p != nil {
 		go func() { // a stdio server that exits ends its session
