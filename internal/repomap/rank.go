@@ -211,6 +211,13 @@ func rank(in rankInput) ranking {
 		}
 	}
 
+	// The ranks are quantised to 12 decimals: the same tree gives the same
+	// ranks (and the same order of ties) whether its index was built fresh or
+	// read from a snapshot, where the edges are summed in another order and
+	// the last bits of a float differ.
+	for i, v := range p {
+		p[i] = math.Round(v*1e12) / 1e12
+	}
 	// definition scores from the final ranks
 	flow(p)
 	out := ranking{fileRank: p, defScore: make([][]float64, n), defCount: defCount}
