@@ -99,7 +99,7 @@ func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, co
 		}
 		fmt.Fprintf(w, "budget %s = %s\n", thousands(r.Budget), parts)
 	}
-	fmt.Fprintln(w, "counted: "+countingWords(r))
+	fmt.Fprintln(w, "counted: "+r.CountingWords())
 	if r.Compacted > 0 {
 		line := fmt.Sprintf("compacted before this request (seq %d", r.Compacted)
 		if comp != nil {
@@ -139,7 +139,7 @@ func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, co
 				cut = append(cut, []string{"  " + layerLabel(l)})
 				head = true
 			}
-			cut = append(cut, []string{"    " + reasonWords(e.Reason), entryWhat(e), thousands(e.TokensBefore), "->", thousands(e.Tokens) + " tokens"})
+			cut = append(cut, []string{"    " + e.Reason.Words(), entryWhat(e), thousands(e.TokensBefore), "->", thousands(e.Tokens) + " tokens"})
 		}
 	}
 	if len(cut) > 0 {
@@ -221,49 +221,6 @@ func layerLabel(l event.ContextLayer) string {
 	return string(l.ID) + " " + l.Name
 }
 
-// countingWords says how a report's figures were counted.
-func countingWords(r event.ContextReport) string {
-	enc := r.Encoding
-	if enc == "" {
-		enc = "the model's tokenizer"
-	}
-	switch r.Counting {
-	case event.CountMeasured:
-		if r.Ratio < 1 {
-			return fmt.Sprintf("%s; the provider counts x%.2f of it (%d report%s), not applied: a budget is never raised past the window",
-				enc, r.Ratio, r.Samples, plural(r.Samples))
-		}
-		return fmt.Sprintf("%s, corrected x%.2f from %d provider report%s", enc, r.Ratio, r.Samples, plural(r.Samples))
-	case event.CountEncoder:
-		if r.Samples > 0 {
-			return fmt.Sprintf("%s encoder count, not corrected yet (%d provider report%s)", enc, r.Samples, plural(r.Samples))
-		}
-		return enc + " encoder count, no provider usage yet"
-	}
-	return "estimated, about four bytes a token"
-}
-
-// reasonWords is a cut reason as a person reads it.
-func reasonWords(r event.CutReason) string {
-	switch r {
-	case event.ReasonSupersededRead:
-		return "superseded read (the file was edited since)"
-	case event.ReasonMasked:
-		return "old tool output masked"
-	case event.ReasonHeadTail:
-		return "cut to its head and tail"
-	case event.ReasonSummarized:
-		return "folded into the summary"
-	case event.ReasonOverBudget:
-		return "left out: the layer's budget was spent"
-	case event.ReasonOrphan:
-		return "orphan (its call or result is gone)"
-	case event.ReasonOutline:
-		return "shown as an outline"
-	}
-	return string(r)
-}
-
 // entryWhat names an entry: its count and kind, its ref, its seq range.
 func entryWhat(e event.ContextItem) string {
 	s := kindWords(e.Kind, e.Count)
@@ -301,13 +258,6 @@ func kindWords(kind string, n int) string {
 		return w + "s"
 	}
 	return w
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func orDash(s string) string {

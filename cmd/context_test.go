@@ -139,8 +139,8 @@ func TestCountingWords(t *testing.T) {
 		{event.ContextReport{Counting: event.CountEstimated}, "estimated, about four bytes a token"},
 		{event.ContextReport{}, "estimated, about four bytes a token"},
 	} {
-		if got := countingWords(tc.r); got != tc.want {
-			t.Errorf("countingWords(%+v) = %q, want %q", tc.r, got, tc.want)
+		if got := tc.r.CountingWords(); got != tc.want {
+			t.Errorf("CountingWords(%+v) = %q, want %q", tc.r, got, tc.want)
 		}
 	}
 }

@@ -102,7 +102,7 @@ func describe(ev event.Event) string {
 		}
 		return fmt.Sprintf("resumed after seq %d %s", d.FromSeq, strings.Join(parts, ", "))
 	case *event.CompactionData:
-		return compactionLine(d)
+		return d.Line(thousands, "->")
 	case *event.ContextRefreshData:
 		return refreshLine(d)
 	case *event.ErrorData:
@@ -121,35 +121,6 @@ func describe(ev event.Event) string {
 		return line
 	}
 	return string(ev.Type)
-}
-
-// compactionLine is one line of a compaction: why, the tokens it saved,
-// and how far the summary reaches.
-func compactionLine(d *event.CompactionData) string {
-	line := fmt.Sprintf("context compacted (%s): %s -> %s tokens", d.Trigger, thousands(d.TokensBefore), thousands(d.TokensAfter))
-	var parts []string
-	switch {
-	case d.FoldedThrough > 0:
-		parts = append(parts, fmt.Sprintf("%s summary through seq %d", d.Kind, d.FoldedThrough))
-	case d.MaskedThrough > 0:
-		parts = append(parts, fmt.Sprintf("old tool outputs masked through seq %d", d.MaskedThrough))
-	}
-	if d.CutThrough > 0 {
-		parts = append(parts, fmt.Sprintf("long outputs cut to head and tail through seq %d", d.CutThrough))
-	}
-	if len(parts) == 0 && d.SupersededThrough > 0 {
-		parts = append(parts, "superseded reads dropped")
-	}
-	if len(parts) > 0 {
-		line += ", " + strings.Join(parts, ", ")
-	}
-	if d.Rejected != "" {
-		line += "; model summary not used: " + oneLine(d.Rejected, 120)
-	}
-	if d.Shrunk {
-		line += "; the last rounds were cut too"
-	}
-	return line
 }
 
 // refreshLine is one short line of a refresh of the slow layers.

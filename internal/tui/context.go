@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -28,13 +27,13 @@ func drawerContext(t *transcriptState, window int) drawer.Context {
 	dc := drawer.Context{Step: t.lastStep, Budget: c.Budget, Window: window, Reserve: c.Reserve, Margin: c.Margin,
 		Ratio: c.Ratio, Total: c.TotalTokens, PrefixHash: c.PrefixHash, Compacted: c.Compacted}
 	if c.Counting != "" {
-		dc.Counting = countingWords(c)
+		dc.Counting = c.CountingWords()
 	}
 	for _, l := range c.Layers {
 		dl := drawer.Layer{ID: string(l.ID), Name: l.Name, Budget: l.Budget, Tokens: l.Tokens, Items: l.Items, Note: l.Note}
 		for _, e := range l.Entries {
 			if e.Reason != "" {
-				dl.Cuts = append(dl.Cuts, drawer.Cut{Reason: reasonWords(e.Reason), What: entryWhat(e), Before: e.TokensBefore, After: e.Tokens})
+				dl.Cuts = append(dl.Cuts, drawer.Cut{Reason: e.Reason.Words(), What: entryWhat(e), Before: e.TokensBefore, After: e.Tokens})
 			}
 		}
 		if l.ID == c.FirstChanged && l.ID != "" {
@@ -47,45 +46,6 @@ func drawerContext(t *transcriptState, window int) drawer.Context {
 			t.sinceSeq, s.Trigger, textutil.Count(s.TokensBefore), textutil.Count(s.TokensAfter))
 	}
 	return dc
-}
-
-// countingWords says how a report's figures were counted.
-func countingWords(r event.ContextReport) string {
-	enc := r.Encoding
-	if enc == "" {
-		enc = "the model's tokenizer"
-	}
-	switch r.Counting {
-	case event.CountMeasured:
-		return fmt.Sprintf("%s, corrected ×%.2f from %d provider report%s", enc, r.Ratio, r.Samples, plural(r.Samples))
-	case event.CountEncoder:
-		if r.Samples > 0 {
-			return fmt.Sprintf("%s encoder count, not corrected yet (%d provider report%s)", enc, r.Samples, plural(r.Samples))
-		}
-		return enc + " encoder count, no provider usage yet"
-	}
-	return "estimated, about four bytes a token"
-}
-
-// reasonWords is a cut reason as a person reads it.
-func reasonWords(r event.CutReason) string {
-	switch r {
-	case event.ReasonSupersededRead:
-		return "superseded read (edited since)"
-	case event.ReasonMasked:
-		return "old tool output masked"
-	case event.ReasonHeadTail:
-		return "cut to its head and tail"
-	case event.ReasonSummarized:
-		return "folded into the summary"
-	case event.ReasonOverBudget:
-		return "left out: the layer's budget was spent"
-	case event.ReasonOrphan:
-		return "orphan (its call or result is gone)"
-	case event.ReasonOutline:
-		return "shown as an outline"
-	}
-	return string(r)
 }
 
 // entryWhat names an entry: count and kind, ref, seq range.
@@ -113,41 +73,6 @@ func entryWhat(e event.ContextItem) string {
 		s += fmt.Sprintf(", seq %d", e.FirstSeq)
 	}
 	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// compactionText is the transcript's line for a compaction.
-func compactionText(d *event.CompactionData) string {
-	line := fmt.Sprintf("context compacted (%s): %s → %s tokens", d.Trigger, textutil.Count(d.TokensBefore), textutil.Count(d.TokensAfter))
-	var parts []string
-	switch {
-	case d.FoldedThrough > 0:
-		parts = append(parts, fmt.Sprintf("%s summary through seq %d", d.Kind, d.FoldedThrough))
-	case d.MaskedThrough > 0:
-		parts = append(parts, fmt.Sprintf("old tool outputs masked through seq %d", d.MaskedThrough))
-	}
-	if d.CutThrough > 0 {
-		parts = append(parts, fmt.Sprintf("long outputs cut to head and tail through seq %d", d.CutThrough))
-	}
-	if len(parts) == 0 && d.SupersededThrough > 0 {
-		parts = append(parts, "superseded reads dropped")
-	}
-	if len(parts) > 0 {
-		line += ", " + strings.Join(parts, ", ")
-	}
-	if d.Rejected != "" {
-		line += "; model summary not used: " + oneLine(d.Rejected, 120)
-	}
-	if d.Shrunk {
-		line += "; the last rounds were cut too"
-	}
-	return line
 }
 
 // compactDoneMsg: a /compact ended.

@@ -7,6 +7,7 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/event"
+	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 	"agent/internal/tui/transcript"
 )
@@ -210,7 +211,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		t.since, t.sinceSeq = nil, 0
 	case *event.CompactionData:
 		t.since, t.sinceSeq = d, ev.Seq
-		t.add(&entry{kind: itemNotice, text: compactionText(d), seq: ev.Seq})
+		t.add(&entry{kind: itemNotice, text: d.Line(textutil.Count, "→"), seq: ev.Seq})
 	case *event.ContextRefreshData:
 		// a refresh is routine: only a repo map that could not be built
 		// is said, once until it changes
