@@ -27,7 +27,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,6 +35,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"agent/internal/agent"
+	"agent/internal/agent/httpretry"
 )
 
 // DefaultBaseURL is used when Config.BaseURL is empty.
@@ -114,7 +114,7 @@ func New(cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("invalid Anthropic base URL %q: give the API root (e.g. %s), not the messages endpoint; check ANTHROPIC_BASE_URL / --base-url", cfg.BaseURL, DefaultBaseURL)
 	}
 	cfg.APIKey = strings.TrimSpace(cfg.APIKey)
-	if cfg.APIKey == "" && !IsLoopback(u.Hostname()) {
+	if cfg.APIKey == "" && !httpretry.IsLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("model endpoint %s: %w", base, ErrMissingKey)
 	}
 	if cfg.RequestTimeout == 0 {
@@ -132,23 +132,12 @@ func New(cfg Config) (*Provider, error) {
 		cfg.BaseBackoff = DefaultBaseBackoff
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleepCtx
+		cfg.Sleep = httpretry.Sleep
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{}
 	}
 	return &Provider{cfg: cfg, baseURL: base, endpoint: base + "/v1/messages"}, nil
-}
-
-// IsLoopback reports whether host (a hostname or IP, without port) is the
-// local machine: localhost, *.localhost, 127.0.0.0/8 or ::1.
-func IsLoopback(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Model is the default model of the provider.
@@ -182,7 +171,7 @@ func (p *Provider) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 		if !me.Retryable || attempt > p.cfg.MaxRetries {
 			return nil, me
 		}
-		delay := backoff(p.cfg.BaseBackoff, attempt-1)
+		delay := httpretry.Backoff(p.cfg.BaseBackoff, attempt-1)
 		if me.hasRetryAfter {
 			delay = me.RetryAfter
 		}

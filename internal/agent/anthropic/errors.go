@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"agent/internal/agent/httpretry"
 )
 
 // ErrMissingKey is returned by New for a non-loopback endpoint without an API key.
@@ -21,11 +21,6 @@ var ErrMissingKey = errors.New("no API key: set ANTHROPIC_API_KEY (only a loopba
 // StatusOverloaded is the status the Messages API answers when it is
 // overloaded (retried like a 429).
 const StatusOverloaded = 529
-
-const (
-	maxRetryAfter = 60 * time.Second // caps a server-sent retry-after
-	maxBackoff    = 30 * time.Second // caps the exponential backoff
-)
 
 var (
 	errRequestTimeout = errors.New("model request timed out")
@@ -94,7 +89,7 @@ func (p *Provider) statusError(status int, h http.Header, raw []byte) *ModelErro
 		detail = snippet(string(raw))
 	}
 	me := p.modelError(status, body.Error.Type, detail)
-	me.RetryAfter, me.hasRetryAfter = parseRetryAfter(h, time.Now())
+	me.RetryAfter, me.hasRetryAfter = httpretry.RetryAfter(h, time.Now())
 	return me
 }
 
@@ -209,58 +204,4 @@ func snippet(s string) string {
 		return strings.ToValidUTF8(s[:300], "") + "…"
 	}
 	return s
-}
-
-// parseRetryAfter reads retry-after-ms or retry-after (seconds or an HTTP
-// date), capped at maxRetryAfter. ok is false when neither is usable.
-func parseRetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return min(time.Duration(ms*float64(time.Millisecond)), maxRetryAfter), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		return min(time.Duration(secs*float64(time.Second)), maxRetryAfter), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return min(max(t.Sub(now), 0), maxRetryAfter), true
-	}
-	return 0, false
-}
-
-// backoff is the delay before retry number attempt+1 (attempt counts from 0):
-// base·2^attempt capped at maxBackoff, with "equal jitter".
-func backoff(base time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 0; i < attempt && d < maxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, maxBackoff)
-	if d <= 0 {
-		return 0
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

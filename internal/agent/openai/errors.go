@@ -7,24 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
+
+	"agent/internal/agent/httpretry"
 )
 
 // ErrMissingKey is returned by New for a non-loopback endpoint without an API key.
 var ErrMissingKey = errors.New("no API key: set OPENAI_API_KEY (only a loopback endpoint such as http://localhost:8080/v1 may be used without one)")
-
-// maxRetryAfter caps how long a server-sent Retry-After may make us wait.
-const maxRetryAfter = 60 * time.Second
-
-// maxBackoff caps the exponential backoff between attempts.
-const maxBackoff = 30 * time.Second
 
 var (
 	errRequestTimeout = errors.New("model request timed out")
@@ -166,7 +160,7 @@ func (p *Provider) connError(err error) *ModelError {
 func (p *Provider) statusError(status int, code, detail string, info *attemptInfo, model string, cause error) *ModelError {
 	e := &ModelError{Status: status, Err: cause}
 	if info != nil && info.header != nil {
-		e.RetryAfter, e.hasRetryAfter = parseRetryAfter(info.header, time.Now())
+		e.RetryAfter, e.hasRetryAfter = httpretry.RetryAfter(info.header, time.Now())
 	}
 	var msg string
 	switch {
@@ -226,66 +220,4 @@ func (p *Provider) redact(s string) string {
 		s = strings.ReplaceAll(s, p.cfg.APIKey, "[REDACTED]")
 	}
 	return s
-}
-
-// parseRetryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an
-// HTTP date), capped at maxRetryAfter. ok is false when neither is usable.
-func parseRetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return capRetryAfter(time.Duration(ms * float64(time.Millisecond))), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		return capRetryAfter(time.Duration(secs * float64(time.Second))), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := t.Sub(now)
-		if d < 0 {
-			d = 0
-		}
-		return capRetryAfter(d), true
-	}
-	return 0, false
-}
-
-func capRetryAfter(d time.Duration) time.Duration {
-	return min(d, maxRetryAfter)
-}
-
-// backoff is the delay before retry number attempt+1 (attempt counts from 0):
-// base·2^attempt capped at maxBackoff, with "equal jitter" (half fixed, half random).
-func backoff(base time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 0; i < attempt && d < maxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, maxBackoff)
-	if d <= 0 {
-		return 0
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

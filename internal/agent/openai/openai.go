@@ -18,7 +18,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"agent/internal/agent"
+	"agent/internal/agent/httpretry"
 )
 
 // DefaultBaseURL is used when Config.BaseURL is empty.
@@ -100,7 +100,7 @@ func New(cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("invalid model base URL %q: give the API root (e.g. https://api.openai.com/v1), not the chat/completions endpoint; check OPENAI_BASE_URL / --base-url", cfg.BaseURL)
 	}
 	cfg.APIKey = strings.TrimSpace(cfg.APIKey)
-	if cfg.APIKey == "" && !IsLoopback(u.Hostname()) {
+	if cfg.APIKey == "" && !httpretry.IsLoopback(u.Hostname()) {
 		return nil, fmt.Errorf("model endpoint %s: %w", base, ErrMissingKey)
 	}
 	if cfg.RequestTimeout == 0 {
@@ -118,7 +118,7 @@ func New(cfg Config) (*Provider, error) {
 		cfg.BaseBackoff = DefaultBaseBackoff
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleepCtx
+		cfg.Sleep = httpretry.Sleep
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{}
@@ -127,17 +127,6 @@ func New(cfg Config) (*Provider, error) {
 	occ.BaseURL = base
 	occ.HTTPClient = recordingDoer{c: cfg.HTTPClient}
 	return &Provider{cfg: cfg, baseURL: base, client: goopenai.NewClientWithConfig(occ)}, nil
-}
-
-// IsLoopback reports whether host (a hostname or IP, without port) is the
-// local machine: localhost, *.localhost, 127.0.0.0/8 or ::1.
-func IsLoopback(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Model is the default model of the provider.
@@ -167,7 +156,7 @@ func (p *Provider) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 		if !me.Retryable || attempt > p.cfg.MaxRetries {
 			return nil, me
 		}
-		delay := backoff(p.cfg.BaseBackoff, attempt-1)
+		delay := httpretry.Backoff(p.cfg.BaseBackoff, attempt-1)
 		if me.hasRetryAfter {
 			delay = me.RetryAfter
 		}
