@@ -111,7 +111,7 @@ request; a call that needs your approval pauses it (exit 3) and
 		return usageErr("%v (see 'agent %s --help')", err, c.Name())
 	})
 	root.AddCommand(loopGC(newRunCmd()), loopGC(newResumeCmd()), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newContextCmd(), newRepomapCmd(), newVersionCmd(), newEvalCmd())
-	root.AddCommand(newRedactCmd(), newExportCmd(), newSandboxExecCmd(), newMCPCmd())
+	root.AddCommand(newRedactCmd(), newExportCmd(), newSandboxExecCmd(), newSandboxSpawnerCmd(), newMCPCmd())
 	root.AddCommand(newDemoCmd())
 	return root
 }

@@ -22,3 +22,22 @@ func newSandboxExecCmd() *cobra.Command {
 		},
 	}
 }
+
+// newSandboxSpawnerCmd is the hidden per-run spawner: the agent starts it
+// once per run, with its socket as fd 3; it confines itself and forks each
+// sandboxed command from inside (internal/sandbox.Serve).
+func newSandboxSpawnerCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "sandbox-spawner RULES",
+		Short:              "internal: start the sandboxed commands of a run",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		SilenceUsage:       true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := sandbox.Serve(args); err != nil {
+				return withCode(sandbox.HelperExit, err)
+			}
+			return nil
+		},
+	}
+}

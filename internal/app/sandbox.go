@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"os"
+	"strings"
 
 	"agent/internal/event"
 	"agent/internal/store"
@@ -19,7 +20,7 @@ import (
 func commandSandbox(set *Settings, warn func(string)) (*sandbox.Sandbox, []string) {
 	sb, warns := sandbox.New(sandbox.Options{
 		Mode: set.Sandbox.Mode, Source: set.SandboxSource, Workspace: set.Workspace,
-		Writable: set.Sandbox.Writable, Network: set.Sandbox.Network,
+		Writable: set.Sandbox.Writable, Network: set.Sandbox.Network, StateDir: set.Home,
 	})
 	for _, w := range warns {
 		warn(w)
@@ -36,7 +37,14 @@ func commandSandbox(set *Settings, warn func(string)) (*sandbox.Sandbox, []strin
 		}
 		return false
 	})
-	return sb, env
+	// Where the agent keeps its state is none of a command's business.
+	kept := env[:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "AGENT_HOME=") {
+			kept = append(kept, kv)
+		}
+	}
+	return sb, kept
 }
 
 // RunSandbox is the sandbox mode a run started with (the one it asked for,

@@ -72,6 +72,14 @@ type Spec struct {
 	// CAP_NET_ADMIN in them only (the sandbox helper brings the private
 	// loopback up, then drops it). Linux only; elsewhere Start fails.
 	NewNetNS bool
+	// NewMountNS starts the program in a new user namespace and a new mount
+	// namespace (with NewNetNS, a network namespace too), holding
+	// CAP_SYS_ADMIN, CAP_NET_ADMIN and CAP_SETPCAP there only: the sandbox's
+	// spawner sets up its mounts, then drops them all. Linux only.
+	NewMountNS bool
+	// ExtraFiles are passed as fds 3, 4, ... (after the gate's fd 3 when
+	// Gated).
+	ExtraFiles []*os.File
 }
 
 // GateScript is put in front of a bash script (on the same first line, so
@@ -95,8 +103,9 @@ type Process struct {
 // ErrNotStarted wraps a failure to start the program.
 var ErrNotStarted = errors.New("command not started")
 
-// Start starts the command in its own process group. With spec.Gated it is
-// held at the gate until Release or Abort.
+// Start starts the command in a new session (so its own process group, with
+// no controlling terminal; stdin is /dev/null unless ExtraFiles say
+// otherwise). With spec.Gated it is held at the gate until Release or Abort.
 func Start(spec Spec) (*Process, error) {
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Dir = spec.Dir
@@ -116,6 +125,7 @@ func Start(spec Spec) (*Process, error) {
 		gateR, p.gate = r, w
 		cmd.ExtraFiles = []*os.File{r}
 	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, spec.ExtraFiles...)
 	if err := configure(cmd, spec); err != nil {
 		if gateR != nil {
 			gateR.Close()
@@ -189,6 +199,40 @@ func (p *Process) Err() error { return p.waitErr }
 // State is the command's exit state once Done delivered (nil before).
 func (p *Process) State() *os.ProcessState { return p.cmd.ProcessState }
 
+// ExitCode is the command's exit status as a shell reports it (128+N for a
+// signal N), once Exited is closed; false before, or where it is unknown.
+func (p *Process) ExitCode() (int, bool) {
+	if ps := p.cmd.ProcessState; ps != nil {
+		return exitCode(ps), true
+	}
+	return 0, false
+}
+
+// Identify reads the identity of a process started elsewhere (the sandbox's
+// spawner forks commands): pid, its group (a session leader's group id is its
+// pid), the boot id and its start time.
+func Identify(pid int, marker string) Identity {
+	id := Identity{PID: pid, PGID: pid, Marker: marker}
+	id.BootID, id.StartTicks = identify(pid)
+	return id
+}
+
+// KillGroup sends SIGKILL to the process group pgid.
+func KillGroup(pgid int) { killGroup(pgid) }
+
+// Background lists the members of the group of id still running (a command
+// started elsewhere that left processes behind).
+func Background(id Identity) []Info {
+	if !groupAlive(id.PGID) {
+		return nil
+	}
+	found, err := Scan([]Identity{id}, "")
+	if err != nil {
+		return nil
+	}
+	return found[id.PGID]
+}
+
 // KillGroup sends SIGKILL to the command's whole process group (to the
 // command alone where there are no process groups).
 func (p *Process) KillGroup() {
@@ -200,16 +244,7 @@ func (p *Process) KillGroup() {
 
 // Background lists the members of the command's process group still
 // running after the command itself exited: processes it left behind.
-func (p *Process) Background() []Info {
-	if !groupAlive(p.id.PGID) {
-		return nil
-	}
-	found, err := Scan([]Identity{p.id}, "")
-	if err != nil {
-		return nil
-	}
-	return found[p.id.PGID]
-}
+func (p *Process) Background() []Info { return Background(p.id) }
 
 // ExitCode is a finished command's exit status as a shell reports it:
 // 128+N for a process killed by signal N.

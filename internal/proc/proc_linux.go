@@ -16,20 +16,34 @@ import (
 const groupsSupported = true
 
 func configure(cmd *exec.Cmd, spec Spec) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if spec.NewNetNS {
+	// A new session: the command's own process group, and no controlling
+	// terminal, so it cannot read the person's keyboard or push input into
+	// it (TIOCSTI), nor take the terminal's job control.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if spec.NewNetNS || spec.NewMountNS {
 		a := cmd.SysProcAttr
-		a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+		a.Cloneflags = syscall.CLONE_NEWUSER
+		a.AmbientCaps = []uintptr{capNetAdmin}
+		if spec.NewNetNS {
+			a.Cloneflags |= syscall.CLONE_NEWNET
+		}
+		if spec.NewMountNS {
+			a.Cloneflags |= syscall.CLONE_NEWNS
+			a.AmbientCaps = append(a.AmbientCaps, capSysAdmin, capSetPCap)
+		}
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 		a.GidMappingsEnableSetgroups = false
-		a.AmbientCaps = []uintptr{capNetAdmin}
 	}
 	return nil
 }
 
-// capNetAdmin is CAP_NET_ADMIN.
-const capNetAdmin = 12
+// The capabilities a sandbox helper holds in its own user namespace.
+const (
+	capSetPCap  = 8
+	capNetAdmin = 12
+	capSysAdmin = 21
+)
 
 func lockThread()   { runtime.LockOSThread() }
 func unlockThread() { runtime.UnlockOSThread() }

@@ -13,7 +13,7 @@ import (
 const groupsSupported = false
 
 func configure(_ *exec.Cmd, spec Spec) error {
-	if spec.NewNetNS {
+	if spec.NewNetNS || spec.NewMountNS {
 		return errors.New("network namespaces are Linux-only")
 	}
 	return nil

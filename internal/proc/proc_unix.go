@@ -15,10 +15,10 @@ import (
 const groupsSupported = true
 
 func configure(cmd *exec.Cmd, spec Spec) error {
-	if spec.NewNetNS {
+	if spec.NewNetNS || spec.NewMountNS {
 		return errNoNetNS
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return nil
 }
 func lockThread()   {}

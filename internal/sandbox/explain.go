@@ -86,6 +86,9 @@ func (s *Sandbox) mayWrite(p string) bool {
 		return false
 	}
 	r := resolveExisting(p)
+	if s.protected(r) {
+		return false
+	}
 	for _, w := range s.writable {
 		if r == w || strings.HasPrefix(r, w+string(filepath.Separator)) {
 			return true
@@ -117,6 +120,11 @@ func resolveExisting(p string) string {
 }
 
 func (s *Sandbox) allowWrite(p string) string {
+	if s.protected(resolveExisting(p)) {
+		return "the sandbox keeps the workspace's .git hooks, config and info read-only (git would run what they hold " +
+			"at your next git command, outside any sandbox); git add, commit, stash and checkout still work. If this change " +
+			"is wanted, ask the person to approve running the command outside the sandbox (outside_sandbox: true), or to make it themselves"
+	}
 	if s.mode == ModeReadOnly {
 		return "the sandbox is read-only: commands write nothing but $TMPDIR; run with --sandbox workspace-write to let them write the workspace"
 	}

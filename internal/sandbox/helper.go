@@ -13,7 +13,7 @@ import (
 type helperSpec struct {
 	// ReadOnly: nothing but Writable (the run's TMPDIR) and a few devices
 	// may be written.
-	ReadOnly bool `json:"ro,omitempty"`
+	ReadOnly bool `json:"rdonly,omitempty"`
 	// Writable are the directories the command may write beneath.
 	Writable []string `json:"w,omitempty"`
 	// Loopback: the helper runs in a new network namespace; bring its
@@ -22,6 +22,22 @@ type helperSpec struct {
 	// BlockTCP: no network namespace, so Landlock refuses TCP connect and
 	// bind instead.
 	BlockTCP bool `json:"tcp,omitempty"`
+	// Mounts: the helper runs in its own user and mount namespace and sets
+	// up what follows before it confines itself.
+	Mounts bool `json:"mnt,omitempty"`
+	// Pin are directories bind-mounted onto themselves, writable, so they
+	// cannot be renamed or removed (the workspace's git directory: a new
+	// .git put in its place would escape ReadOnly).
+	Pin []string `json:"pin,omitempty"`
+	// Protect are paths (files or directories) made read-only by a
+	// read-only bind mount onto themselves: where git finds code to run
+	// (hooks, config, info).
+	Protect []string `json:"ro,omitempty"`
+	// Hide are directories covered by an empty read-only tmpfs: the agent's
+	// state directory, the terminals of /dev/pts.
+	Hide []string `json:"hide,omitempty"`
+	// HideFiles are files covered by an empty read-only file (/dev/null).
+	HideFiles []string `json:"hidef,omitempty"`
 }
 
 func (sp helperSpec) encode() (string, error) {

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -57,52 +56,15 @@ func nsStartError(err error) bool {
 		errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EUSERS)
 }
 
-// devices are the device files every sandboxed command may write.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
-
 func apply(sp helperSpec, argv, environ []string) error {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	if sp.Loopback {
-		if err := loopbackUp(); err != nil {
-			return fmt.Errorf("sandbox: bring up the loopback interface of the command's network namespace: %w", err)
-		}
+	runtime.LockOSThread() // never unlocked: the confined thread execs
+	if err := confine(sp); err != nil {
+		return err
 	}
-	// Capabilities held in the new user namespace (to bring the loopback
-	// up) are not passed on to the command.
-	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-
-	cfg := landlock.V7
-	if !sp.BlockTCP {
-		cfg.HandledAccessNet = 0
-	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
-	}
-	if !sp.ReadOnly {
-		rules = append(rules, landlock.RWDirs("/dev/shm", "/dev/pts").WithIoctlDev().IgnoreIfMissing())
-	}
-	if len(sp.Writable) > 0 {
-		rules = append(rules, landlock.RWDirs(sp.Writable...).WithRefer().IgnoreIfMissing())
-	}
-	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
-	if err != nil {
-		return fmt.Errorf("sandbox: build the Landlock rules: %w", err)
-	}
-	if fd < 0 {
-		return errors.New("sandbox: Landlock is not available in this kernel; the command was not run")
-	}
-	runtime.LockOSThread() // never unlocked: the restricted thread execs
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("sandbox: no_new_privs: %w", err)
-	}
-	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("sandbox: enforce the Landlock rules: %w", err)
-	}
-	unix.Close(fd)
 	if err := syscall.Exec(path, argv, environ); err != nil {
 		return fmt.Errorf("sandbox: exec %s: %w", argv[0], err)
 	}

@@ -120,9 +120,16 @@ type Options struct {
 	Writable []string
 	// Network lets commands reach the network.
 	Network bool
-	// Helper is the argv prefix that runs the helper; nil means
-	// /proc/self/exe sandbox-exec (the agent binary itself).
+	// Helper is the argv prefix that runs the one-shot helper (MCP
+	// servers); nil means /proc/self/exe sandbox-exec (the agent binary
+	// itself).
 	Helper []string
+	// Spawner is the argv prefix that runs a run's spawner; nil means
+	// /proc/self/exe sandbox-spawner.
+	Spawner []string
+	// StateDir is the agent's state directory ($AGENT_HOME): hidden from
+	// commands (the journal, shadow repositories, the redaction key).
+	StateDir string
 	// Probe reports what the machine can enforce; nil means Detect.
 	Probe func() Capabilities
 	// Getenv reads the environment (HOME, XDG_CACHE_HOME, GOCACHE, ...);
@@ -143,13 +150,16 @@ type Sandbox struct {
 	network   bool
 	caps      Capabilities
 	helper    []string
+	spawnArgv []string
+	stateDir  string
 	tempRoot  string
 	note      string // why the effective mode differs, or what is not enforced
 
 	mu     sync.Mutex
-	noNS   bool // user namespaces failed: no network is Landlock's TCP rules, if any
-	temps  map[string]string
-	closed bool
+	noNS     bool // user namespaces failed: no network is Landlock's TCP rules, if any; no mounts
+	temps    map[string]string
+	spawners map[string]*spawner // by run
+	closed   bool
 }
 
 // ErrUnavailable marks a mode that cannot be enforced here.
@@ -168,9 +178,13 @@ func New(opt Options) (*Sandbox, []string) {
 		probe = Detect
 	}
 	s := &Sandbox{requested: opt.Mode, mode: opt.Mode, source: opt.Source, ws: opt.Workspace, network: opt.Network,
-		helper: opt.Helper, tempRoot: opt.TempRoot, temps: map[string]string{}}
+		helper: opt.Helper, spawnArgv: opt.Spawner, stateDir: opt.StateDir, tempRoot: opt.TempRoot,
+		temps: map[string]string{}, spawners: map[string]*spawner{}}
 	if s.helper == nil {
 		s.helper = []string{"/proc/self/exe", "sandbox-exec"}
+	}
+	if s.spawnArgv == nil {
+		s.spawnArgv = []string{"/proc/self/exe", "sandbox-spawner"}
 	}
 	if s.tempRoot == "" {
 		s.tempRoot = os.TempDir()
@@ -193,6 +207,9 @@ func New(opt Options) (*Sandbox, []string) {
 		warns = append(warns, s.netFallbackNote())
 		s.note = s.netFallbackNote()
 	}
+	if !s.caps.UserNS {
+		warns = append(warns, noMountsNote)
+	}
 	return s, warns
 }
 
@@ -203,6 +220,10 @@ func (s *Sandbox) netFallbackNote() string {
 	}
 	return fmt.Sprintf("user namespaces are not available and Landlock ABI %d cannot restrict TCP: commands can reach the network", s.caps.LandlockABI)
 }
+
+// noMountsNote says what is lost without user namespaces.
+const noMountsNote = "user namespaces are not available: the sandbox cannot make .git hooks and config read-only " +
+	"nor hide the agent's state directory from commands"
 
 // Mode is the effective mode (off where the requested one cannot be
 // enforced).
@@ -242,11 +263,14 @@ func (s *Sandbox) Info() *event.SandboxInfo {
 		return in
 	}
 	in.Network = s.network
-	in.Enforced = append(in.Enforced, fmt.Sprintf("landlock-abi-%d", s.caps.LandlockABI))
+	in.Enforced = append(in.Enforced, fmt.Sprintf("landlock-abi-%d", s.caps.LandlockABI), "seccomp", "no-tty")
+	s.mu.Lock()
+	noNS := s.noNS || !s.caps.UserNS
+	s.mu.Unlock()
+	if !noNS {
+		in.Enforced = append(in.Enforced, "mountns")
+	}
 	if !s.network {
-		s.mu.Lock()
-		noNS := s.noNS || !s.caps.UserNS
-		s.mu.Unlock()
 		switch {
 		case !noNS:
 			in.Enforced = append(in.Enforced, "netns")
@@ -311,7 +335,7 @@ func (s *Sandbox) Launch(runID string, argv []string, environ []string) (Launch,
 // (err): later commands do without them. It reports whether to retry the
 // start that failed.
 func (s *Sandbox) NoUserNS(err error) bool {
-	if s == nil || s.network || !nsStartError(err) {
+	if s == nil || !nsStartError(err) {
 		return false
 	}
 	s.mu.Lock()
@@ -353,6 +377,10 @@ func (s *Sandbox) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	for id, sp := range s.spawners {
+		sp.close()
+		delete(s.spawners, id)
+	}
 	for id, d := range s.temps {
 		_ = os.RemoveAll(d)
 		delete(s.temps, id)

@@ -70,13 +70,14 @@ func TestNoUserNSFallback(t *testing.T) {
 		enforced []string
 		note     string
 	}{
-		{7, []string{"landlock-abi-7", "landlock-tcp"}, "TCP only"},
-		{3, []string{"landlock-abi-3"}, "commands can reach the network"},
+		{7, []string{"landlock-abi-7", "seccomp", "no-tty", "landlock-tcp"}, "TCP only"},
+		{3, []string{"landlock-abi-3", "seccomp", "no-tty"}, "commands can reach the network"},
 	} {
 		sb, warns := New(Options{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), TempRoot: t.TempDir(),
 			Probe: func() Capabilities { return Capabilities{LandlockABI: tc.abi} }})
 		in := sb.Info()
-		if !slices.Equal(in.Enforced, tc.enforced) || !strings.Contains(in.Note, tc.note) || len(warns) != 1 {
+		if !slices.Equal(in.Enforced, tc.enforced) || !strings.Contains(in.Note, tc.note) || len(warns) != 2 ||
+			!strings.Contains(warns[1], ".git hooks and config read-only") {
 			t.Errorf("ABI %d: Info %+v, warnings %q", tc.abi, in, warns)
 		}
 		l, err := sb.Launch("run1", []string{"bash", "-c", "true"}, []string{"TMPDIR=/elsewhere", "A=b"})

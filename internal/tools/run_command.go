@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"sync"
@@ -100,7 +101,7 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 		Dir: root, Env: env.commandEnv(),
 		Marker: env.Marker, Stdout: out, Stderr: out, WaitDelay: commandWaitDelay, Gated: true,
 	}
-	p, err := startCommand(sb, spec, runIDOf(env.Marker))
+	p, err := startCommand(sb, spec, runIDOf(env.Marker), out)
 	if err != nil {
 		return Result{}, fmt.Errorf("run_command: start bash: %w", err)
 	}
@@ -142,8 +143,7 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 		text += "\n"
 	}
 	res := Result{Sandbox: info}
-	if ps := p.State(); ps != nil {
-		code := proc.ExitCode(ps)
+	if code, ok := p.ExitCode(); ok {
 		res.ExitCode = &code
 	}
 	if sb != nil {
@@ -209,27 +209,33 @@ func commandSandbox(env *Env, a runCommandArgs) (Sandboxer, *event.SandboxInfo, 
 	return sb, sb.Info(), nil
 }
 
-// startCommand starts spec, through the sandbox's helper when sb is set.
-// Where namespaces cannot be made, the sandbox learns it and the start is
-// retried without them (no network is then Landlock's, or not enforced,
-// as its Info says).
-func startCommand(sb Sandboxer, spec proc.Spec, runID string) (*proc.Process, error) {
+// command is a started command: a process of ours (no sandbox) or one the
+// sandbox's spawner forked.
+type command interface {
+	Identity() proc.Identity
+	Release() error
+	Abort()
+	Exited() <-chan struct{}
+	Err() error
+	ExitCode() (int, bool)
+	KillGroup()
+	Background() []proc.Info
+}
+
+// startCommand starts spec: through the run's sandbox spawner when sb is
+// set (its output goes to out), else as a process of ours.
+func startCommand(sb Sandboxer, spec proc.Spec, runID string, out io.Writer) (command, error) {
 	if sb == nil {
 		return proc.Start(spec)
 	}
-	for {
-		l, err := sb.Launch(runID, append([]string{spec.Path}, spec.Args...), spec.Env)
-		if err != nil {
-			return nil, err
-		}
-		s := spec
-		s.Path, s.Args, s.Env, s.NewNetNS = l.Path, l.Args, l.Env, l.NewNetNS
-		p, err := proc.Start(s)
-		if err != nil && l.NewNetNS && sb.NoUserNS(err) {
-			continue
-		}
-		return p, err
+	c, err := sb.Start(runID, sandbox.CommandSpec{
+		Argv: append([]string{spec.Path}, spec.Args...), Dir: spec.Dir, Env: spec.Env, Marker: spec.Marker,
+		Output: out, WaitDelay: spec.WaitDelay, Gated: spec.Gated,
+	})
+	if err != nil {
+		return nil, err
 	}
+	return c, nil
 }
 
 // Precheck refuses, before anyone is asked to approve it, a command that

@@ -15,10 +15,8 @@ type Sandboxer interface {
 	Active() bool
 	// Info describes the sandbox for the journal.
 	Info() *event.SandboxInfo
-	// Launch wraps a command's argv for the run runID.
-	Launch(runID string, argv, environ []string) (sandbox.Launch, error)
-	// NoUserNS learns that namespaces cannot be made; true: retry.
-	NoUserNS(err error) bool
+	// Start starts a confined command of the run runID.
+	Start(runID string, c sandbox.CommandSpec) (*sandbox.Command, error)
 	// Blocked reads a command's output for what the sandbox stopped.
 	Blocked(output, cwd, command string, exitCode int) []event.SandboxBlock
 }
