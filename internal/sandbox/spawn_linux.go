@@ -278,3 +278,18 @@ func socketPair() (*net.UnixConn, *os.File, error) {
 	}
 	return c.(*net.UnixConn), theirs, nil
 }
+
+// netFileConn wraps a socket file as a unix connection.
+func netFileConn(f *os.File) (*net.UnixConn, error) {
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		c.Close()
+		return nil, errors.New("not a unix socket")
+	}
+	return uc, nil
+}
