@@ -48,6 +48,14 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build the MCP test server: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	tiocstiBin = filepath.Join(dir, "tiocsti") // sandbox2_test.go's terminal injector
+	build = exec.Command("go", "build", "-o", tiocstiBin, "./e2e/testdata/tiocsti")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the terminal injector: %v\n%s", err, out)
+		os.Exit(1)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

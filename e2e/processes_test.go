@@ -78,7 +78,7 @@ func TestOrphanedCommandEndedOnResume(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	command := "echo start >> side.log; sh -c 'echo $$ > " + dir + "/inner.pid; cat " + fifo + " > /dev/null; echo end >> side.log'; echo after >> side.log"
+	command := "echo start >> side.log; setsid sh -c 'echo $$ > " + dir + "/inner.pid; cat " + fifo + " > /dev/null; echo end >> side.log'; echo after >> side.log"
 	// The run takes the first turn, its resume the second.
 	e := newEnv(t, script(
 		turn("", call("c1", "run_command", map[string]any{"command": command})),

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -52,6 +53,11 @@ func (s *Sandbox) Blocked(output, cwd, command string, exitCode int) []event.San
 		seen[p] = true
 		out = append(out, event.SandboxBlock{Kind: "write", Target: p, Allow: s.allowWrite(p)})
 	}
+	if p, ok := s.undoCommonDir(); ok {
+		seen[p] = true
+		out = append(out, event.SandboxBlock{Kind: "write", Target: p, Allow: s.allowWrite(p) +
+			" (the sandbox removed the file the command wrote: git would have taken its hooks and config from the directory it names)"})
+	}
 	for _, re := range []*regexp.Regexp{deniedQuoted, deniedBare, deniedErrno} {
 		for _, m := range re.FindAllStringSubmatch(output, 20) {
 			addPath(m[1])
@@ -78,6 +84,29 @@ func (s *Sandbox) Blocked(output, cwd, command string, exitCode int) []event.San
 			Allow: "commands have no network in the sandbox (servers on this machine's loopback included); set network = true under [sandbox] in your user config file, or run with --sandbox off"})
 	}
 	return out
+}
+
+// undoCommonDir removes a commondir file a command wrote into the
+// workspace's own .git directory (a repository's .git never has one; a
+// linked worktree's .git is a file, left alone): git would read the hooks
+// and config of the directory it names, which no mount can protect ahead
+// of time. It reports the path it removed.
+func (s *Sandbox) undoCommonDir() (string, bool) {
+	if s.mode != ModeWorkspaceWrite || s.ws == "" {
+		return "", false
+	}
+	g := filepath.Join(s.ws, ".git")
+	if st, err := os.Lstat(g); err != nil || !st.IsDir() {
+		return "", false
+	}
+	p := filepath.Join(g, "commondir")
+	if _, err := os.Lstat(p); err != nil {
+		return "", false
+	}
+	if err := os.Remove(p); err != nil {
+		return "", false
+	}
+	return p, true
 }
 
 // mayWrite reports whether the sandbox lets a command write p.

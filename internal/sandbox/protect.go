@@ -53,7 +53,7 @@ func gitProtectionPaths(ws string) (dirs, protect []string) {
 // run; existing: only those that exist.
 func protectedIn(g string, existing bool) []string {
 	var out []string
-	for _, name := range []string{"hooks", "info", "config", "config.worktree"} {
+	for _, name := range []string{"hooks", "info", "config", "config.worktree", "commondir"} {
 		p := filepath.Join(g, name)
 		if st, err := os.Lstat(p); !existing || err == nil && (st.IsDir() || st.Mode().IsRegular()) {
 			out = append(out, p)
