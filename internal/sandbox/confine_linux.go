@@ -183,4 +183,3 @@ func bindReadOnly(src, dst string) error {
 	}
 	return unix.Mount("", dst, "", flags, "")
 }
-

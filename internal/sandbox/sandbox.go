@@ -155,7 +155,7 @@ type Sandbox struct {
 	tempRoot  string
 	note      string // why the effective mode differs, or what is not enforced
 
-	mu     sync.Mutex
+	mu       sync.Mutex
 	noNS     bool // user namespaces failed: no network is Landlock's TCP rules, if any; no mounts
 	temps    map[string]string
 	spawners map[string]*spawner // by run
