@@ -1,14 +1,19 @@
 // Package sandbox owns the OS sandbox of the commands the agent runs: the
 // policy (mode, writable paths, network), what this kernel can enforce
-// (Landlock ABI, user namespaces; the check is injectable), the launch of a
-// command through the agent's own hidden helper (`agent sandbox-exec`, which
-// applies Landlock rules and execs bash; Exec is its body), the per-run
-// temporary directory, the environment scrubbing of commands, and the
-// reading of a command's output for what the sandbox blocked.
+// (Landlock ABI, user namespaces; the check is injectable), the per-run
+// spawner (`agent sandbox-spawner`: one process per run that confines
+// itself once — user, mount and network namespaces, read-only .git hooks and
+// config, the state directory and /dev/pts hidden, every capability dropped,
+// Landlock, a seccomp filter against typing into a terminal — and forks each
+// command from inside; Serve is its body, Start the agent's side, and
+// spawnproto.go their protocol), the one-shot helper for long-lived
+// programs such as MCP servers (`agent sandbox-exec`; Exec is its body), the
+// per-run temporary directory, the environment scrubbing of commands, and
+// the reading of a command's output for what the sandbox blocked.
 //
-// It must not start processes itself (internal/proc does, with the launch
-// this package describes), touch the journal, or decide approvals: it says
-// what a command runs under, and internal/tools and internal/agent record it.
+// It must not touch the journal or decide approvals: it says what a command
+// runs under, and internal/tools and internal/agent record it. Unsandboxed
+// processes are internal/proc's.
 package sandbox
 
 import (
