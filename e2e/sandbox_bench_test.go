@@ -3,7 +3,11 @@ package e2e
 import (
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"agent/internal/proc"
 	"agent/internal/sandbox"
@@ -65,4 +69,57 @@ func BenchmarkSandboxTrue(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSandboxWholeRun: one whole `agent run --approval full-auto` of
+// 50 `true` commands against a scripted model, with the default sandbox
+// (the run's spawner, namespaces, Landlock, seccomp) and with --sandbox
+// off, alternating; ms/command is the run's wall time over 50. The
+// difference of the two is what the sandbox adds per command, start of the
+// spawner included (goal ≤ 5 ms).
+func BenchmarkSandboxWholeRun(b *testing.B) {
+	const n = 50
+	var calls []map[string]any
+	for i := range n {
+		calls = append(calls, call("c"+strconv.Itoa(i), "run_command", map[string]any{"command": "true"}))
+	}
+	ws := gitRepoTB(b)
+	scriptFile := filepath.Join(b.TempDir(), "s.json")
+	if err := os.WriteFile(scriptFile, []byte(script(turn("", calls...), turn("done"))), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "AGENT_HOME=" + filepath.Join(b.TempDir(), "state")}
+	for _, mode := range []string{"off", "sandbox"} {
+		b.Run(mode, func(b *testing.B) {
+			args := []string{"run", "-C", ws, "--replay", scriptFile, "--approval", "full-auto", "fifty"}
+			if mode == "off" {
+				args = append(args, "--sandbox", "off")
+			}
+			var total time.Duration
+			for b.Loop() {
+				start := time.Now()
+				cmd := exec.Command(agentBin, args...)
+				cmd.Env = env
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("run: %v\n%s", err, out)
+				}
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N)/n, "ms/command")
+		})
+	}
+}
+
+// gitRepoTB is a small committed git repository for a benchmark.
+func gitRepoTB(b *testing.B) string {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
 }
