@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -233,4 +234,53 @@ func childrenNamed(ppid int, name string) []int {
 		}
 	}
 	return out
+}
+
+// In the TUI, a background child of an approved command keeps trying to
+// type "y" into the terminal while the model's next call — a request to run
+// outside the sandbox — waits for the person: the prompt stays open, the
+// call never runs, and the journal records no decision for it.
+func TestTUIApprovalCannotBeTypedByACommand(t *testing.T) {
+	needSandbox(t)
+	tm := newTmux(t)
+	e := newEnv(t, script(
+		turn("", call("c1", "run_command", map[string]any{"command": "( for i in $(seq 40); do " + tiocstiBin + " y >> typed.log 2>&1; sleep 0.1; done ) > /dev/null 2>&1 & echo started"})),
+		turn("", call("c2", "run_command", map[string]any{"command": "touch escalated", "outside_sandbox": true})),
+		turn("done"),
+	))
+	env := append(e.environ(), "AGENT_APPROVAL=ask", "AGENT_SANDBOX=workspace-write", "AGENT_MODEL=test-model")
+	tm.start(120, 40, env, e.ws, agentBin+"; echo AGENT-EXITED-$?; sleep 60")
+	tm.wait(`Ask, or /`, 15*time.Second)
+	tm.typeText("start the background job")
+	tm.keys("Enter")
+	tm.wait(`1/y\s+allow once`, 15*time.Second)
+	time.Sleep(350 * time.Millisecond) // past the prompt's key guard, as a person would be
+	tm.keys("1")
+	tm.wait(`touch escalated`, 15*time.Second)
+	tm.wait(`1/y\s+allow once`, 5*time.Second)
+	// The background child has tried many times while this prompt was open.
+	waitFile(t, filepath.Join(e.ws, "typed.log"), func(s string) bool { return strings.Count(s, "stdin:") >= 10 }, 30*time.Second)
+	s := tm.screen()
+	if !regexp.MustCompile(`1/y\s+allow once`).MatchString(s) {
+		t.Fatalf("the escalation prompt closed without the person:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "escalated")); err == nil {
+		t.Fatal("the escalated call ran without the person")
+	}
+	if strings.Contains(readFile(t, filepath.Join(e.ws, "typed.log")), ":injected") {
+		t.Error("the background child's TIOCSTI succeeded")
+	}
+	tm.keys("C-c")
+	tm.wait(`ctrl\+c again`, 5*time.Second)
+	tm.keys("C-c")
+	out := tm.wait(`AGENT-EXITED-\d+`, 10*time.Second)
+	id := regexp.MustCompile(`agent resume (\d{8}T\d{6}-[0-9a-f]{6})`).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("no resume line:\n%s", out)
+	}
+	for _, ev := range e.rawTrace(id[1]) {
+		if ev["type"] == "approval" && ev["call_id"] == "c2" {
+			t.Errorf("the journal records a decision for the escalation nobody made: %v", ev)
+		}
+	}
 }
