@@ -7,8 +7,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/markdown"
-	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -99,7 +99,7 @@ func NewToolCard(d CardData) *ToolCard {
 func (c *ToolCard) Update(d CardData) {
 	c.d = d
 	c.out = nil
-	if out := strings.TrimRight(textutil.Visible(markdown.Clean(d.Output)), "\n "); out != "" {
+	if out := strings.TrimRight(termtext.VisibleSpaced(markdown.Clean(d.Output)), "\n "); out != "" {
 		c.out = strings.Split(out, "\n")
 	}
 	c.bump()
@@ -238,8 +238,8 @@ func (c *ToolCard) header(th *theme.Theme, width int) string {
 		right = th.Faint.Render(r) + "  " + right
 		rw += len(r) + 2
 	}
-	tool := textutil.Visible(markdown.Clean(c.d.Tool))
-	summary, _, _ := strings.Cut(textutil.Visible(markdown.Clean(c.d.Summary)), "\n")
+	tool := termtext.VisibleSpaced(markdown.Clean(c.d.Tool))
+	summary, _, _ := strings.Cut(termtext.VisibleSpaced(markdown.Clean(c.d.Summary)), "\n")
 	left := st.Render(glyph) + " " + th.Text.Bold(true).Render(tool)
 	lw := ansi.StringWidth(glyph) + 1 + ansi.StringWidth(tool)
 	avail := width - rw - 1
