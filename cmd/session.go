@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -113,7 +114,7 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 				fmt.Fprintf(s.stderr, "  why: %s\n", termtext.Line(s.svc.Redact(p.Reason)))
 			}
 			if p.Diff != "" {
-				fmt.Fprintln(s.stderr, termtext.Visible(p.Diff))
+				fmt.Fprint(s.stderr, gutter(termtext.Visible(p.Diff)))
 			}
 			fmt.Fprintf(s.stderr, "decide with: agent resume %s --approve %s   (or --deny %s --note TEXT)\n", s.runID, call, call)
 		}
@@ -128,6 +129,13 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 		return withCode(code, out.Err)
 	}
 	return withCode(code, nil)
+}
+
+// gutter sets each line of a pause's diff behind "  │ ", so no line of a
+// file's content can pass for a line of the agent's own (a fake pause).
+func gutter(diff string) string {
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	return "  │ " + strings.Join(lines, "\n  │ ") + "\n"
 }
 
 // printAnswer prints a run's final answer on w: made visible when w is a
