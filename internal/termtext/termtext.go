@@ -7,9 +7,10 @@
 // overrides and zero-width characters as \uNNNN, invalid UTF-8 bytes as
 // \xNN; nothing of such text can move the cursor, clear the screen, set
 // the window title or the clipboard, or read differently from what it
-// holds. Styling the agent adds on purpose is applied after: sanitise the
-// pieces, then style them. It holds no state and imports no other package
-// of the agent.
+// holds. Strip is the policy for prose the TUI renders as Markdown: the
+// sequences and controls are removed rather than shown. Styling the agent
+// adds on purpose is applied after: sanitise the pieces, then style them.
+// It holds no state and imports no other package of the agent.
 package termtext
 
 import (
@@ -18,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 )
 
@@ -122,6 +124,77 @@ func Hidden(r rune) bool {
 		return true
 	}
 	return unicode.Is(unicode.Cf, r)
+}
+
+// tabWidth is the tab stop used when tabs are expanded (CommonMark's).
+const tabWidth = 4
+
+// Strip is the other policy, for text rendered as prose (the TUI's
+// Markdown): it removes escape sequences and every C0 and C1 control
+// character but the newline instead of showing them, expands tabs to the
+// next multiple of four columns (a raw tab would break the cell grid of the
+// frame), and drops invalid UTF-8 (or, past the sequences, replaces it
+// with U+FFFD). It keeps everything else,
+// placeholders of redacted secrets included.
+func Strip(s string) string {
+	if isClean(s) {
+		return s
+	}
+	s = ansi.Strip(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	col := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '\n':
+			b.WriteByte('\n')
+			col = 0
+		case r == '\t':
+			n := tabWidth - col%tabWidth
+			b.WriteString("    "[:n])
+			col += n
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+			col++
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			// a control character: dropped
+		default:
+			b.WriteRune(r)
+			col += runeCells(r)
+		}
+	}
+	return b.String()
+}
+
+// runeCells is the width of a rune for tab stops (wide runes count two).
+func runeCells(r rune) int {
+	if r < 0x1100 {
+		return 1
+	}
+	return max(ansi.StringWidth(string(r)), 0)
+}
+
+// isClean reports whether s has nothing Strip would change (the common case:
+// printable ASCII, newlines and well-formed UTF-8 without controls).
+func isClean(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || (r >= 0x80 && r < 0xa0) {
+			return false
+		}
+		i += size
+	}
+	return true
 }
 
 // IsTerminal reports whether w is a terminal: an *os.File (or a writer

@@ -121,3 +121,22 @@ func TestForTerminalLeavesPipesExact(t *testing.T) {
 		t.Errorf("WriterFor on a buffer changed the text: %q", b.String())
 	}
 }
+
+// Prose the TUI renders: sequences and controls removed, tabs to stops,
+// invalid bytes gone, everything else kept.
+func TestStrip(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain [REDACTED:aws-key]", "plain [REDACTED:aws-key]"},
+		{"a\x1b[2J\x1b[3Jb", "ab"},
+		{"\x1b]52;c;QQ==\x07t\x1b]2;x\x1b\\", "t"},
+		{"c1\u009b31m.", "c131m."},
+		{"cr\rbs\b.", "crbs."},
+		{"a\tb\n\tc", "a   b\n    c"},
+		{"日\tx", "日  x"},
+		{"bad \xff", "bad "}, // ansi.Strip drops the byte
+	} {
+		if got := Strip(c.in); got != c.want {
+			t.Errorf("Strip(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
