@@ -60,7 +60,7 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 							return withCode(ExitFailed, err)
 						}
 						// the patch is byte-exact in a file (git apply takes it), visible on a terminal
-						fmt.Fprintf(w, "# call %s (step %d): %s..%s\n%s\n", termtext.OneLine(c.CallID), c.Step, shortID(b), shortID(c.ID), termtext.ForTerminal(w, p))
+						fmt.Fprintf(w, "# call %s (step %d): %s..%s\n%s\n", termtext.Field(c.CallID), c.Step, shortID(b), shortID(c.ID), termtext.ForTerminal(w, p))
 					}
 				}
 				return nil
@@ -68,7 +68,7 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "CHECKPOINT\tSTEP\tCALL\tKIND\tFILES\tCREATED")
 			for _, c := range cps {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", c.ID, c.Step, dash(c.CallID), termtext.OneLine(string(c.Kind)), oneLine(strings.Join(c.Files, " "), 60), c.Created.Local().Format("15:04:05"))
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", c.ID, c.Step, dash(c.CallID), termtext.Field(string(c.Kind)), oneLine(strings.Join(c.Files, " "), 60), c.Created.Local().Format("15:04:05"))
 			}
 			return tw.Flush()
 		},
@@ -83,5 +83,5 @@ func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return termtext.OneLine(s)
+	return termtext.Field(s)
 }

@@ -104,7 +104,7 @@ func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, co
 	if r.Compacted > 0 {
 		line := fmt.Sprintf("compacted before this request (seq %d", r.Compacted)
 		if comp != nil {
-			line += fmt.Sprintf(": %s, %s -> %s tokens", termtext.OneLine(string(comp.Trigger)), thousands(comp.TokensBefore), thousands(comp.TokensAfter))
+			line += fmt.Sprintf(": %s, %s -> %s tokens", termtext.Field(string(comp.Trigger)), thousands(comp.TokensBefore), thousands(comp.TokensAfter))
 		}
 		fmt.Fprintln(w, line+")")
 	}

@@ -194,7 +194,7 @@ func warnUnmapped(ws string, focus []string, groups [][]string, m *repomap.Map) 
 			}
 		}
 		if !hit {
-			fmt.Fprintf(os.Stderr, "agent: warning: --focus %s is not in the map (not a source file, ignored by .gitignore, without definitions, or past the budget)\n", termtext.OneLine(focus[i]))
+			fmt.Fprintf(os.Stderr, "agent: warning: --focus %s is not in the map (not a source file, ignored by .gitignore, without definitions, or past the budget)\n", termtext.Field(focus[i]))
 		}
 	}
 }

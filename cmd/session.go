@@ -108,8 +108,8 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 		if p := out.Pending; p != nil {
 			// Every piece is the model's or the workspace's: a diff must not
 			// clear the screen and draw a different pause over this one.
-			call := termtext.OneLine(p.CallID)
-			fmt.Fprintf(s.stderr, "paused: %s %s needs approval (call %s)\n  arguments: %s\n", termtext.OneLine(p.Tool), termtext.OneLine(string(p.Risk)), call, termtext.Line(p.Arguments))
+			call := termtext.Field(p.CallID)
+			fmt.Fprintf(s.stderr, "paused: %s %s needs approval (call %s)\n  arguments: %s\n", termtext.Field(p.Tool), termtext.Field(string(p.Risk)), call, termtext.Line(p.Arguments))
 			if p.Reason != "" {
 				fmt.Fprintf(s.stderr, "  why: %s\n", termtext.Line(s.svc.Redact(p.Reason)))
 			}

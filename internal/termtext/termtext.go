@@ -31,11 +31,16 @@ import (
 // characters as \uNNNN, and invalid UTF-8 bytes as \xNN. Tabs and newlines
 // are kept; everything else valid is kept as it is. A string that needs
 // nothing is returned as it is, without a copy.
-func Visible(s string) string { return visible(s, "\t") }
+func Visible(s string) string { return visible(s, "\t", "\n") }
 
 // VisibleSpaced is Visible with each tab as four spaces, for text laid out
 // in columns the caller measures (the TUI's panels).
-func VisibleSpaced(s string) string { return visible(s, "    ") }
+func VisibleSpaced(s string) string { return visible(s, "    ", "\n") }
+
+// Field returns s made Visible as one field of a line or a cell of a
+// table: a tab and a newline are shown as \x09 and \x0a too, and all else
+// of its spacing is kept, so a path or a rule reads exactly as it is.
+func Field(s string) string { return visible(s, `\x09`, `\x0a`) }
 
 // OneLine returns s made Visible on one line: every run of white space,
 // newlines and tabs included, becomes one space, and the ends are trimmed.
@@ -51,13 +56,13 @@ func Line(s string) string {
 }
 
 // Clean reports whether s shows as itself: Visible(s) == s.
-func Clean(s string) bool { return clean(s, true) }
+func Clean(s string) bool { return clean(s, true, true) }
 
-func clean(s string, tabs bool) bool {
+func clean(s string, tabs, newlines bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\n' && (c != '\t' || !tabs) || c == 0x7f {
+			if c < 0x20 && (c != '\n' || !newlines) && (c != '\t' || !tabs) || c == 0x7f {
 				return false
 			}
 			continue
@@ -73,8 +78,8 @@ func clean(s string, tabs bool) bool {
 
 const hex = "0123456789abcdef"
 
-func visible(s, tab string) string {
-	if clean(s, tab == "\t") {
+func visible(s, tab, newline string) string {
+	if clean(s, tab == "\t", newline == "\n") {
 		return s
 	}
 	var b strings.Builder
@@ -87,7 +92,7 @@ func visible(s, tab string) string {
 		case r == '\t':
 			b.WriteString(tab)
 		case r == '\n':
-			b.WriteByte('\n')
+			b.WriteString(newline)
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			byteEscape(&b, byte(r))
 		case Hidden(r):
@@ -134,8 +139,8 @@ const tabWidth = 4
 // character but the newline instead of showing them, expands tabs to the
 // next multiple of four columns (a raw tab would break the cell grid of the
 // frame), and drops invalid UTF-8 (or, past the sequences, replaces it
-// with U+FFFD). It keeps everything else,
-// placeholders of redacted secrets included.
+// with U+FFFD). It keeps everything else, placeholders of redacted secrets
+// included.
 func Strip(s string) string {
 	if isClean(s) {
 		return s

@@ -74,6 +74,9 @@ func TestVisibleSpacedLineOneLine(t *testing.T) {
 	if got, want := Line("  x\ny\x1b]2;t\x07"), `  x y\x1b]2;t\x07`; got != want {
 		t.Errorf("Line = %q, want %q", got, want)
 	}
+	if got, want := Field("my  dir\tx\ny\x1b"), `my  dir\x09x\x0ay\x1b`; got != want {
+		t.Errorf("Field = %q, want %q", got, want)
+	}
 	if got, want := OneLine("  a \t b\n\x1b[2Jc  "), `a b \x1b[2Jc`; got != want {
 		t.Errorf("OneLine = %q, want %q", got, want)
 	}
