@@ -169,9 +169,9 @@ echo RUN-2-EXIT-$?`, agentBin, url1, url2))
 	}
 
 	// agent trace and agent runs, on a terminal.
-	p2 := startPane(t, env, e.ws, fmt.Sprintf("%[1]q trace %[2]s\n%[1]q trace %[3]s\n%[1]q runs\n%[1]q checkpoints %[2]s\n%[1]q audit", agentBin, ids["list"], ids["call"]))
+	p2 := startPane(t, env, e.ws, fmt.Sprintf("%[1]q trace %[2]s\n%[1]q trace %[3]s\n%[1]q runs\n%[1]q checkpoints %[2]s\n%[1]q checkpoints --patch %[2]s\n%[1]q audit\n%[1]q context %[2]s", agentBin, ids["list"], ids["call"]))
 	p2.done(60 * time.Second)
-	p2.noRawEscapes("agent trace, runs, checkpoints and audit")
+	p2.noRawEscapes("agent trace, runs, checkpoints, audit and context")
 	s = p2.all()
 	for _, want := range []string{
 		`\x1b]52;c;` + clip + `\x07\x1b]2;CMD-TITLE\x1b\listed`,
