@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"agent/internal/termtext"
 	"fmt"
 	"text/tabwriter"
 
@@ -46,7 +47,7 @@ rollbacks, exports and deletions are recorded too. The log is append-only.`,
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TIME\tRUN\tACTION\tCALL\tDETAIL")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.RunID), r.Action, dash(r.CallID), r.Detail)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), dash(r.RunID), termtext.Field(string(r.Action)), dash(r.CallID), termtext.Field(r.Detail))
 			}
 			return tw.Flush()
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/checkpoint"
+	"agent/internal/termtext"
 )
 
 func newCheckpointsCmd() *cobra.Command {
@@ -58,7 +59,8 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 						if err != nil {
 							return withCode(ExitFailed, err)
 						}
-						fmt.Fprintf(w, "# call %s (step %d): %s..%s\n%s\n", c.CallID, c.Step, shortID(b), shortID(c.ID), p)
+						// the patch is byte-exact in a file (git apply takes it), visible on a terminal
+						fmt.Fprintf(w, "# call %s (step %d): %s..%s\n%s\n", termtext.Field(c.CallID), c.Step, shortID(b), shortID(c.ID), termtext.ForTerminal(w, p))
 					}
 				}
 				return nil
@@ -66,7 +68,7 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "CHECKPOINT\tSTEP\tCALL\tKIND\tFILES\tCREATED")
 			for _, c := range cps {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", c.ID, c.Step, dash(c.CallID), c.Kind, oneLine(strings.Join(c.Files, " "), 60), c.Created.Local().Format("15:04:05"))
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", c.ID, c.Step, dash(c.CallID), termtext.Field(string(c.Kind)), oneLine(strings.Join(c.Files, " "), 60), c.Created.Local().Format("15:04:05"))
 			}
 			return tw.Flush()
 		},
@@ -76,9 +78,10 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 	return c
 }
 
+// dash is s made visible on one line, or "-" when it is empty.
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return termtext.Field(s)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/event"
+	"agent/internal/termtext"
 )
 
 func newContextCmd() *cobra.Command {
@@ -99,11 +100,11 @@ func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, co
 		}
 		fmt.Fprintf(w, "budget %s = %s\n", thousands(r.Budget), parts)
 	}
-	fmt.Fprintln(w, "counted: "+r.CountingWords())
+	fmt.Fprintln(w, "counted: "+termtext.Line(r.CountingWords()))
 	if r.Compacted > 0 {
 		line := fmt.Sprintf("compacted before this request (seq %d", r.Compacted)
 		if comp != nil {
-			line += fmt.Sprintf(": %s, %s -> %s tokens", comp.Trigger, thousands(comp.TokensBefore), thousands(comp.TokensAfter))
+			line += fmt.Sprintf(": %s, %s -> %s tokens", termtext.Field(string(comp.Trigger)), thousands(comp.TokensBefore), thousands(comp.TokensAfter))
 		}
 		fmt.Fprintln(w, line+")")
 	}
@@ -150,7 +151,7 @@ func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, co
 	var notes []string
 	for _, l := range r.Layers {
 		if l.Note != "" {
-			notes = append(notes, "  "+layerLabel(l)+": "+l.Note)
+			notes = append(notes, "  "+termtext.Line(layerLabel(l)+": "+l.Note))
 		}
 	}
 	if len(notes) > 0 {
@@ -167,20 +168,26 @@ func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, co
 				name = layerLabel(l)
 			}
 		}
-		fmt.Fprintln(w, "first layer changed since the previous request: "+name)
+		fmt.Fprintln(w, "first layer changed since the previous request: "+termtext.Line(name))
 	case d.Step > 1 && r.PrefixHash != "":
 		fmt.Fprintln(w, "first layer changed since the previous request: none")
 	}
 	if r.PrefixHash != "" {
-		fmt.Fprintln(w, "prefix hash (tools, L1, L5a): "+r.PrefixHash)
+		fmt.Fprintln(w, "prefix hash (tools, L1, L5a): "+termtext.Line(r.PrefixHash))
 	}
 	return nil
 }
 
 // writeTable writes rows in columns two spaces apart: the first left
 // columns aligned left, the others (figures) right; a row of one cell is a
-// heading, written as it is.
+// heading, written as it is. Each cell is made visible on its line first
+// (a layer's name, an item's ref are the workspace's).
 func writeTable(w io.Writer, rows [][]string, left int) {
+	for _, r := range rows {
+		for i := range r {
+			r[i] = termtext.Line(r[i])
+		}
+	}
 	var width []int
 	for _, r := range rows {
 		if len(r) == 1 {

@@ -15,6 +15,7 @@ import (
 	"agent/internal/app"
 	"agent/internal/atomicfile"
 	"agent/internal/evals"
+	"agent/internal/termtext"
 )
 
 // evalFlags are the flags of agent eval.
@@ -142,6 +143,12 @@ func runEvalSuite(cmd *cobra.Command, dir string, f *evalFlags) error {
 		}
 	}
 	out := cmd.OutOrStdout()
+	if !f.asJSON {
+		// the report quotes what the runs did: visible on a terminal
+		tw, done := termtext.WriterFor(out)
+		defer done()
+		out = tw
+	}
 	if f.asJSON {
 		err = rep.WriteJSON(out)
 	} else {
@@ -208,7 +215,7 @@ func passWord(p bool) string {
 func liveEnv() ([]string, error) {
 	set, warnings, err := app.LoadSettings(app.Flags{}, nil)
 	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "agent: warning:", w)
+		warn(os.Stderr, w)
 	}
 	if err != nil {
 		var ue *app.UsageError

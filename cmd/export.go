@@ -78,7 +78,7 @@ func runExportOTLP(cmd *cobra.Command, id, url string) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
 	defer cancel()
 	res, err := app.ExportOTLP(ctx, st, id, url, app.OTLPOptions{
-		Warn: func(w string) { fmt.Fprintln(errw, "agent: warning:", w) },
+		Warn: func(w string) { warn(errw, w) },
 	})
 	if err != nil {
 		return appErr(err)
@@ -103,7 +103,7 @@ func runExport(cmd *cobra.Command, id, outFile string) error {
 		to = app.ExportTarget{W: cmd.OutOrStdout()}
 	}
 	res, err := app.Export(cmd.Context(), st, id, to, app.ExportOptions{
-		Warn: func(w string) { fmt.Fprintln(errw, "agent: warning:", w) },
+		Warn: func(w string) { warn(errw, w) },
 	})
 	var pe *app.ExportPathError
 	if errors.As(err, &pe) {

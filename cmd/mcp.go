@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/app"
+	"agent/internal/termtext"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -57,7 +58,7 @@ server's read_only_tools names it. Tools a server offers that the agent refuses
 				return appErr(err)
 			}
 			for _, w := range l.Warnings {
-				fmt.Fprintln(os.Stderr, "agent: warning:", w)
+				warn(os.Stderr, w)
 			}
 			out := make([]mcpServerJSON, 0, len(l.Servers))
 			for _, s := range l.Servers {
@@ -85,25 +86,25 @@ server's read_only_tools names it. Tools a server offers that the agent refuses
 						offered++
 					}
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.Name, s.Status, s.Transport, offered, oneLine(s.Target, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.Field(s.Name), s.Status, termtext.Field(s.Transport), offered, oneLine(s.Target, 60))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
 			for _, s := range out {
 				if s.Error != "" {
-					fmt.Fprintf(w, "\n%s: %s\n", s.Name, s.Error)
+					fmt.Fprintf(w, "\n%s: %s\n", termtext.Field(s.Name), termtext.Visible(s.Error))
 				}
 				if len(s.Tools) == 0 {
 					continue
 				}
-				fmt.Fprintf(w, "\n%s:\n", s.Name)
+				fmt.Fprintf(w, "\n%s:\n", termtext.Field(s.Name))
 				tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 				for _, t := range s.Tools {
 					if t.Refused != "" {
-						fmt.Fprintf(tw, "  %s\trefused: %s\n", t.Name, oneLine(t.Refused, 100))
+						fmt.Fprintf(tw, "  %s\trefused: %s\n", termtext.Field(t.Name), oneLine(t.Refused, 100))
 					} else {
-						fmt.Fprintf(tw, "  %s\t%s\n", t.Name, t.Risk)
+						fmt.Fprintf(tw, "  %s\t%s\n", termtext.Field(t.Name), termtext.Field(t.Risk))
 					}
 				}
 				if err := tw.Flush(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/config"
+	"agent/internal/termtext"
 )
 
 func newRedactCmd() *cobra.Command {
@@ -97,13 +98,16 @@ func runRedact(cmd *cobra.Command, args []string, pii bool) error {
 		return usageErr("%v", err)
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "agent: warning:", w)
+		warn(cmd.ErrOrStderr(), w)
 	}
 	red, err := app.NewRedactor(&app.Settings{Home: cfg.Home, Workspace: ws, RedactPII: cfg.RedactPII || pii, InternalDomains: cfg.InternalDomains})
 	if err != nil {
 		return err
 	}
-	w := red.NewWriter(cmd.OutOrStdout())
+	// the redacted text is exact in a file or a pipe, made visible on a terminal
+	out, endOut := termtext.WriterFor(cmd.OutOrStdout())
+	defer endOut()
+	w := red.NewWriter(out)
 	for i, in := range inputs {
 		if _, err := io.Copy(w, in); err != nil {
 			w.Close() // emit what was read, redacted
@@ -115,6 +119,9 @@ func runRedact(cmd *cobra.Command, args []string, pii bool) error {
 		}
 	}
 	if err := w.Close(); err != nil {
+		return withCode(ExitFailed, fmt.Errorf("write redacted output: %w", err))
+	}
+	if err := endOut(); err != nil {
 		return withCode(ExitFailed, fmt.Errorf("write redacted output: %w", err))
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"agent/internal/event"
+	"agent/internal/termtext"
 )
 
 // progress renders events for a person reading stderr.
@@ -25,7 +26,7 @@ func (p *progress) delta(s string) {
 		return
 	}
 	p.inText = true
-	fmt.Fprint(p.w, s)
+	fmt.Fprint(p.w, termtext.Visible(s))
 }
 
 func (p *progress) event(ev event.Event) {
@@ -43,8 +44,15 @@ func (p *progress) event(ev event.Event) {
 	}
 }
 
-// describe is the one-line human form of an event, shared by progress and trace.
+// describe is the one-line human form of an event, shared by progress and
+// trace. Every piece of it may come from the model, a command, a file or a
+// provider: the line is made visible (termtext.Line) whole, as it holds no
+// styling of ours.
 func describe(ev event.Event) string {
+	return termtext.Line(describeRaw(ev))
+}
+
+func describeRaw(ev event.Event) string {
 	switch d := ev.Data.(type) {
 	case *event.RunStartedData:
 		return fmt.Sprintf("started in %s with %s (approval %s)", d.Workspace, d.Model, d.Approval)
@@ -144,8 +152,10 @@ func processSummary(p event.ProcessReport) string {
 	return fmt.Sprintf("%s %d process(es): %s", p.Action, len(p.Processes), strings.Join(names, ", "))
 }
 
+// oneLine is s made visible on one line (termtext.OneLine), cut to max
+// characters.
 func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = termtext.OneLine(s)
 	if r := []rune(s); len(r) > max {
 		return string(r[:max-1]) + "…"
 	}

@@ -47,3 +47,42 @@ func TestProgressIsQuietAboutRefreshes(t *testing.T) {
 		t.Errorf("progress = %q", got)
 	}
 }
+
+// Every event line a person reads on stderr or in `agent trace` shows the
+// escapes its pieces carry instead of sending them: the model's text and
+// tool names, a command's output, a provider's error, a failure's reason.
+func TestDescribeShowsEscapes(t *testing.T) {
+	const bad = "a\x1b[2J\x1b]52;c;Q0xJUA==\x07\x1b]2;title\x1b\\\u009b31m\u202e\u200b\rb\bc\nd"
+	exit := 1
+	for _, d := range []event.Payload{
+		&event.UserMessageData{Text: bad},
+		&event.AssistantMessageData{Text: bad},
+		&event.AssistantMessageData{ToolCalls: []event.ToolCallRef{{Name: bad}}},
+		&event.ToolCallData{CallID: bad, Name: bad, Arguments: bad, Risk: event.Risk(bad)},
+		&event.ApprovalData{Rule: bad, Decision: event.Decision(bad)},
+		&event.ToolResultData{Status: event.ResultOK, Output: bad},
+		&event.ToolResultData{Status: event.ResultError, Output: bad, ExitCode: &exit},
+		&event.GrantRevokedData{Rule: bad},
+		&event.ErrorData{Class: event.Class(bad), Message: bad},
+		&event.RunFinishedData{Status: event.StatusFailed, Failure: &event.FailureInfo{Reason: bad}},
+		&event.ContextRefreshData{Error: bad},
+	} {
+		got := describe(event.New("r", d))
+		if strings.ContainsAny(got, "\x1b\x07\r\b\n\u009b\u202e\u200b") {
+			t.Errorf("describe(%T) = %q: a raw control, bidi or zero-width character", d, got)
+		}
+		if !strings.Contains(got, `\x1b[2J`) {
+			t.Errorf("describe(%T) = %q: the escape is not shown", d, got)
+		}
+	}
+}
+
+// The model's text streamed with --verbose shows its escapes too.
+func TestVerboseTextShowsEscapes(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b, verbose: true}
+	p.delta("streamed \x1b]2;t\x07 text")
+	if strings.Contains(b.String(), "\x1b") || !strings.Contains(b.String(), `\x1b]2;t\x07`) {
+		t.Errorf("streamed text = %q", b.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/repomap"
+	"agent/internal/termtext"
 )
 
 // Bounds of --tokens.
@@ -80,7 +81,7 @@ signature}]}], text, stats}, files in rank order.`,
 				}
 				// rows and snapshot are redacted as a run's are: the tags
 				// quote signatures, and a constant may hold a secret
-				c, err := app.OpenRepoMapCache(cmd.Context(), st, ws, red, func(w string) { fmt.Fprintln(os.Stderr, "agent: warning:", w) })
+				c, err := app.OpenRepoMapCache(cmd.Context(), st, ws, red, func(w string) { warn(os.Stderr, w) })
 				if err != nil {
 					return withCode(ExitFailed, err)
 				}
@@ -100,7 +101,8 @@ signature}]}], text, stats}, files in rank order.`,
 			if m.Stats.Files == 0 {
 				fmt.Fprintf(os.Stderr, "agent: no source files under %s (the map covers Go, Python, JavaScript, TypeScript, Rust and Java)\n", ws)
 			}
-			_, err = fmt.Fprint(cmd.OutOrStdout(), m.Text)
+			// the map quotes the workspace's code: visible on a terminal, exact in a file
+			_, err = fmt.Fprint(cmd.OutOrStdout(), termtext.ForTerminal(cmd.OutOrStdout(), m.Text))
 			return err
 		},
 	}
@@ -192,7 +194,7 @@ func warnUnmapped(ws string, focus []string, groups [][]string, m *repomap.Map) 
 			}
 		}
 		if !hit {
-			fmt.Fprintf(os.Stderr, "agent: warning: --focus %s is not in the map (not a source file, ignored by .gitignore, without definitions, or past the budget)\n", focus[i])
+			fmt.Fprintf(os.Stderr, "agent: warning: --focus %s is not in the map (not a source file, ignored by .gitignore, without definitions, or past the budget)\n", termtext.Field(focus[i]))
 		}
 	}
 }

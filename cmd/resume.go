@@ -87,7 +87,7 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 		// Nothing to continue: print the final answer, as the contract says.
 		fmt.Fprintf(os.Stderr, "run: %s\n", row.ID)
 		if !f.json {
-			fmt.Fprintln(cmd.OutOrStdout(), state.Answer)
+			printAnswer(cmd.OutOrStdout(), state.Answer)
 		}
 		return nil
 	}
@@ -119,7 +119,7 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 			fmt.Fprintln(os.Stderr, "nothing to compact yet")
 		}
 		if !f.json {
-			fmt.Fprintln(cmd.OutOrStdout(), state.Answer)
+			printAnswer(cmd.OutOrStdout(), state.Answer)
 		}
 		return nil
 	}

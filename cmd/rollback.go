@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/app"
+	"agent/internal/termtext"
 )
 
 func newRollbackCmd() *cobra.Command {
@@ -37,7 +38,7 @@ rewinds the run's active conversation to the checkpoint (the trace keeps every e
 				return appErr(err)
 			}
 			for _, ch := range res.Changes {
-				fmt.Fprintf(os.Stderr, "  %s %s\n", ch.Action, ch.Path)
+				fmt.Fprintf(os.Stderr, "  %s %s\n", ch.Action, termtext.Field(ch.Path))
 			}
 			fmt.Fprintf(os.Stderr, "rolled back %d files of run %s to checkpoint %s; undo with: agent rollback %s\n", len(res.Files), res.RunID, shortID(res.To), res.Before)
 			fmt.Fprintln(cmd.OutOrStdout(), res.Before)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/agent"
+	"agent/internal/termtext"
 )
 
 // Exit codes of the contract.
@@ -46,6 +48,12 @@ func usageErr(format string, a ...any) error {
 
 func withCode(code int, err error) error { return &exitError{code: code, err: err} }
 
+// warn prints a warning on w; its text (a path, a config value, a server's
+// message) is made visible first.
+func warn(w io.Writer, msg string) {
+	fmt.Fprintln(w, "agent: warning:", termtext.Visible(msg))
+}
+
 // Execute runs the command line and returns the process exit code.
 func Execute() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -58,12 +66,12 @@ func Execute() int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "agent:", ee.err)
+			fmt.Fprintln(os.Stderr, "agent:", termtext.Visible(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// cobra's own errors: unknown flag, wrong argument count.
-	fmt.Fprintln(os.Stderr, "agent:", err)
+	fmt.Fprintln(os.Stderr, "agent:", termtext.Visible(err.Error()))
 	fmt.Fprintln(os.Stderr, "run 'agent --help' for usage")
 	return ExitUsage
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"agent/internal/app"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,8 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"agent/internal/app"
 	"agent/internal/event"
 	"agent/internal/store"
+	"agent/internal/termtext"
 )
 
 // runJSON is the contract's shape of one run in `agent runs --json`.
@@ -60,7 +61,7 @@ func newRunsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tSTATUS\tWORKSPACE\tSTARTED\tSTEPS\tTOKENS\tPROMPT")
 			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.Status, r.Workspace,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", termtext.Field(r.ID), r.Status, termtext.Field(r.Workspace),
 					r.Started.Local().Format("2006-01-02 15:04"), r.Steps, r.TokensIn+r.TokensOut, oneLine(firstLine(r.Prompt), 60))
 			}
 			return tw.Flush()

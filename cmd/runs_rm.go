@@ -46,7 +46,7 @@ anything is deleted: an unknown id deletes nothing. Any unique id prefix works.`
 			return deleteErr(app.DeleteRuns(cmd.Context(), st, args, app.DeleteOptions{
 				Reason:  "agent runs rm by " + app.Whoami(),
 				Deleted: func(r store.Run, d store.Deleted) { printDeleted(out, r, d) },
-				Warn:    func(w string) { fmt.Fprintln(errw, "agent: warning:", w) },
+				Warn:    func(w string) { warn(errw, w) },
 			}))
 		},
 	}
@@ -99,7 +99,7 @@ The duration is a Go duration: 720h is 30 days (no d or w units).`,
 				Reason:  "agent runs prune --older-than " + d.String() + " by " + app.Whoami(),
 				Deleted: func(r store.Run, del store.Deleted) { printDeleted(out, r, del) },
 				Skipped: func(r store.Run) { fmt.Fprintf(errw, "skipped run %s: in use by a live agent process\n", r.ID) },
-				Warn:    func(w string) { fmt.Fprintln(errw, "agent: warning:", w) },
+				Warn:    func(w string) { warn(errw, w) },
 			})
 			if n == 0 && err == nil {
 				fmt.Fprintf(errw, "no runs older than %s\n", d)

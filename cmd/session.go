@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +14,7 @@ import (
 	"agent/internal/app"
 	"agent/internal/event"
 	"agent/internal/store"
+	"agent/internal/termtext"
 )
 
 // session is a headless frontend of one app.Service: the progress renderer
@@ -29,7 +31,7 @@ type session struct {
 func settingsFor(f *runFlags, prior *app.Prior) (*app.Settings, error) {
 	set, warnings, err := app.LoadSettings(f.appFlags(), prior)
 	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "agent: warning:", w)
+		warn(os.Stderr, w)
 	}
 	if err != nil {
 		return nil, appErr(err)
@@ -38,7 +40,7 @@ func settingsFor(f *runFlags, prior *app.Prior) (*app.Settings, error) {
 }
 
 func openSession(ctx context.Context, set *app.Settings, f *runFlags, cmd *cobra.Command) (*session, error) {
-	svc, err := app.Open(ctx, app.Options{Settings: set, Warn: func(w string) { fmt.Fprintln(os.Stderr, "agent: warning:", w) }})
+	svc, err := app.Open(ctx, app.Options{Settings: set, Warn: func(w string) { warn(os.Stderr, w) }})
 	if err != nil {
 		return nil, appErr(err)
 	}
@@ -100,18 +102,21 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 	switch out.Status {
 	case event.StatusCompleted:
 		if s.json == nil {
-			fmt.Fprintln(cmd.OutOrStdout(), out.Answer)
+			printAnswer(cmd.OutOrStdout(), out.Answer)
 		}
 	case event.StatusAwaitingApproval:
 		if p := out.Pending; p != nil {
-			fmt.Fprintf(s.stderr, "paused: %s %s needs approval (call %s)\n  arguments: %s\n", p.Tool, p.Risk, p.CallID, p.Arguments)
+			// Every piece is the model's or the workspace's: a diff must not
+			// clear the screen and draw a different pause over this one.
+			call := termtext.Field(p.CallID)
+			fmt.Fprintf(s.stderr, "paused: %s %s needs approval (call %s)\n  arguments: %s\n", termtext.Field(p.Tool), termtext.Field(string(p.Risk)), call, termtext.Line(p.Arguments))
 			if p.Reason != "" {
-				fmt.Fprintf(s.stderr, "  why: %s\n", s.svc.Redact(p.Reason))
+				fmt.Fprintf(s.stderr, "  why: %s\n", termtext.Line(s.svc.Redact(p.Reason)))
 			}
 			if p.Diff != "" {
-				fmt.Fprintln(s.stderr, p.Diff)
+				fmt.Fprint(s.stderr, gutter(termtext.Visible(p.Diff)))
 			}
-			fmt.Fprintf(s.stderr, "decide with: agent resume %s --approve %s   (or --deny %s --note TEXT)\n", s.runID, p.CallID, p.CallID)
+			fmt.Fprintf(s.stderr, "decide with: agent resume %s --approve %s   (or --deny %s --note TEXT)\n", s.runID, call, call)
 		}
 	case event.StatusInterrupted:
 		fmt.Fprintf(s.stderr, "interrupted; continue with: agent resume %s\n", s.runID)
@@ -124,4 +129,17 @@ func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
 		return withCode(code, out.Err)
 	}
 	return withCode(code, nil)
+}
+
+// gutter sets each line of a pause's diff behind "  │ ", so no line of a
+// file's content can pass for a line of the agent's own (a fake pause).
+func gutter(diff string) string {
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	return "  │ " + strings.Join(lines, "\n  │ ") + "\n"
+}
+
+// printAnswer prints a run's final answer on w: made visible when w is a
+// terminal, byte-exact when it is a file or a pipe.
+func printAnswer(w io.Writer, answer string) {
+	fmt.Fprintln(w, termtext.ForTerminal(w, answer))
 }

@@ -9,6 +9,7 @@ import (
 	"agent/internal/diagnose"
 	"agent/internal/event"
 	"agent/internal/store"
+	"agent/internal/termtext"
 )
 
 func newTraceCmd() *cobra.Command {
@@ -48,7 +49,7 @@ is diagnosed from its events on the fly.`,
 				}
 				return writeJSON(w, evs)
 			}
-			fmt.Fprintf(w, "run %s  %s  %s\nprompt: %s\n\n", run.ID, run.Status, run.Workspace, oneLine(run.Prompt, 200))
+			fmt.Fprintf(w, "run %s  %s  %s\nprompt: %s\n\n", run.ID, run.Status, termtext.Line(run.Workspace), oneLine(run.Prompt, 200))
 			for _, ev := range evs {
 				if line := describe(ev); line != "" {
 					fmt.Fprintf(w, "%4d %s  %s\n", ev.Seq, ev.Time.Local().Format("15:04:05.000"), line)
@@ -56,9 +57,9 @@ is diagnosed from its events on the fly.`,
 			}
 			switch {
 			case failure != nil:
-				fmt.Fprintf(w, "\nfailure class: %s (decided at seq %d)\nreason: %s\n", failure.Class, failure.Seq, failure.Reason)
+				fmt.Fprintf(w, "\nfailure class: %s (decided at seq %d)\nreason: %s\n", failure.Class, failure.Seq, termtext.Line(failure.Reason))
 			case run.Status == event.StatusFailed && run.Failure != "":
-				fmt.Fprintf(w, "\nfailure class: %s\n", run.Failure)
+				fmt.Fprintf(w, "\nfailure class: %s\n", termtext.Line(run.Failure))
 			}
 			return nil
 		},

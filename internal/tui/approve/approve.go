@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
@@ -298,7 +299,7 @@ func (m *Model) updateNote(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "enter":
 		note := m.note.Value()
-		if textutil.OneLine(note) == "" {
+		if termtext.OneLine(note) == "" {
 			m.noteMissing = true
 			return nil
 		}
@@ -350,7 +351,7 @@ func (m *Model) decide(c Choice, note string) tea.Cmd {
 
 // callName names a call for the model: tool(summary).
 func callName(r Request) string {
-	s := textutil.Shorten(textutil.OneLine(r.Summary), 80)
+	s := textutil.Shorten(termtext.OneLine(r.Summary), 80)
 	if s == "" {
 		return r.Tool
 	}

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
@@ -75,10 +76,10 @@ func (m *Model) layout() frame {
 // header is the title, the file, why it asks and the ids, most needed first.
 func (m *Model) header(r Request, cw int) []string {
 	th := m.th
-	title := th.WarnText.Render(theme.GlyphPending) + " " + th.Title.Render("Allow "+textutil.Shorten(textutil.OneLine(r.Tool), max(1, cw-22))+"?")
+	title := th.WarnText.Render(theme.GlyphPending) + " " + th.Title.Render("Allow "+textutil.Shorten(termtext.OneLine(r.Tool), max(1, cw-22))+"?")
 	var right []string
 	if r.Risk != "" {
-		right = append(right, textutil.Shorten(textutil.OneLine(string(r.Risk)), 8))
+		right = append(right, textutil.Shorten(termtext.OneLine(string(r.Risk)), 8))
 	}
 	if len(m.queue) > 1 {
 		right = append(right, fmt.Sprintf("1 of %d", len(m.queue)))
@@ -108,20 +109,20 @@ func (m *Model) header(r Request, cw int) []string {
 		}
 	}
 	if r.Risk != RiskExec && r.Summary != "" {
-		labelled("file", textutil.OneLine(r.Summary), 2)
+		labelled("file", termtext.OneLine(r.Summary), 2)
 	}
 	if r.Reason != "" {
-		labelled("why", textutil.OneLine(r.Reason), 3)
+		labelled("why", termtext.OneLine(r.Reason), 3)
 	}
 	ids := []string{}
 	if r.RunID != "" {
-		ids = append(ids, "run "+textutil.OneLine(r.RunID))
+		ids = append(ids, "run "+termtext.OneLine(r.RunID))
 	}
 	if r.Step > 0 {
 		ids = append(ids, "step "+strconv.Itoa(r.Step))
 	}
 	if r.CallID != "" {
-		ids = append(ids, "call "+textutil.OneLine(r.CallID))
+		ids = append(ids, "call "+termtext.OneLine(r.CallID))
 	}
 	if len(ids) > 0 {
 		lines = append(lines, th.Faint.Render(textutil.Shorten(strings.Join(ids, " · "), cw)))
@@ -133,7 +134,7 @@ func (m *Model) header(r Request, cw int) []string {
 // and the hint row under them.
 func (m *Model) optionRows(r Request, cw int) []string {
 	th := m.th
-	grant := textutil.OneLine(r.GrantLabel)
+	grant := termtext.OneLine(r.GrantLabel)
 	switch {
 	case grant == "":
 		grant = "allow for this run"
@@ -191,7 +192,7 @@ func (m *Model) body() []string {
 	var lines []string
 	switch {
 	case head.Diff != "":
-		lines = m.diffLines(textutil.Visible(head.Diff), cw)
+		lines = m.diffLines(termtext.VisibleSpaced(head.Diff), cw)
 	case head.Risk == RiskExec:
 		lines = m.commandLines(head, cw)
 	default:
@@ -208,7 +209,7 @@ func (m *Model) body() []string {
 func (m *Model) commandLines(r Request, cw int) []string {
 	th := m.th
 	var lines []string
-	for i, l := range textutil.Wrap(textutil.Visible(r.Summary), max(1, cw-2)) {
+	for i, l := range textutil.Wrap(termtext.VisibleSpaced(r.Summary), max(1, cw-2)) {
 		p := "  "
 		if i == 0 {
 			p = th.Key.Render("$ ")
@@ -233,7 +234,7 @@ func (m *Model) argLines(args string, cw int) []string {
 		text = buf.String()
 	}
 	var out []string
-	for _, l := range textutil.Wrap(textutil.Visible(text), cw) {
+	for _, l := range textutil.Wrap(termtext.VisibleSpaced(text), cw) {
 		out = append(out, m.th.Dim.Render(l))
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
@@ -332,7 +333,7 @@ func (d *CheckpointDrawer) previewLines() []string {
 	if d.cache.id == d.previewID && d.cache.diff == d.previewDiff && d.cache.width == cw {
 		return d.cache.lines
 	}
-	diff := textutil.Visible(d.previewDiff)
+	diff := termtext.VisibleSpaced(d.previewDiff)
 	var lines []string
 	if d.renderDiff != nil {
 		out := d.renderDiff(diff, cw, max(1, d.height))
@@ -354,9 +355,9 @@ func name(c Checkpoint) string {
 	if c.Kind == KindRollback {
 		return theme.GlyphUndo + " undo rollback"
 	}
-	s := textutil.OneLine(string(c.Kind))
+	s := termtext.OneLine(string(c.Kind))
 	if c.Tool != "" {
-		s += " " + textutil.OneLine(c.Tool)
+		s += " " + termtext.OneLine(c.Tool)
 	}
 	return s
 }
@@ -369,14 +370,14 @@ func (d *CheckpointDrawer) entry(c Checkpoint, selected bool, cw int) []string {
 	}
 	left := fmt.Sprintf("%sstep %d · %s", mark, c.Step, name(c))
 	if c.CallID != "" && c.Kind != KindRollback {
-		left += " · " + textutil.OneLine(c.CallID)
+		left += " · " + termtext.OneLine(c.CallID)
 	}
 	right := th.Add.Render(fmt.Sprintf("+%d", c.Added)) + " " + th.Del.Render(fmt.Sprintf("−%d", c.Removed))
 	if !c.Time.IsZero() && cw >= 50 {
 		right += "  " + th.Dim.Render(c.Time.Format("15:04:05"))
 	}
 	if cw >= 100 && c.ID != "" {
-		right += "  " + th.Faint.Render(ansi.Truncate(textutil.OneLine(c.ID), 7, ""))
+		right += "  " + th.Faint.Render(ansi.Truncate(termtext.OneLine(c.ID), 7, ""))
 	}
 	nameStyle := th.Text
 	if c.Kind == KindRollback {
@@ -404,7 +405,7 @@ func (d *CheckpointDrawer) files(c Checkpoint, width int) string {
 	}
 	s := head
 	for i, f := range c.Files {
-		part := textutil.OneLine(f)
+		part := termtext.OneLine(f)
 		if i > 0 {
 			part = ", " + part
 		}

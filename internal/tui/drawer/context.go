@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
@@ -208,7 +209,7 @@ func (d *ContextDrawer) columns(cw int) columns {
 }
 
 func layerName(l Layer) string {
-	n := textutil.OneLine(l.Name)
+	n := termtext.OneLine(l.Name)
 	if l.ID == "" || l.ID == l.Name {
 		return n
 	}
@@ -307,7 +308,7 @@ func wrapped(style func(...string) string, s string, width int) []string {
 func indented(style func(...string) string, first, s string, width int) []string {
 	pad := strings.Repeat(" ", ansi.StringWidth(first))
 	var rows []string
-	for i, w := range textutil.Wrap(textutil.OneLine(s), max(1, width-len(pad))) {
+	for i, w := range textutil.Wrap(termtext.OneLine(s), max(1, width-len(pad))) {
 		lead := pad
 		if i == 0 {
 			lead = first

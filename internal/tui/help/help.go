@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
@@ -159,9 +160,9 @@ func (m *Model) blocks(w int) [][]string {
 	if len(m.commands) > 0 {
 		s := Section{Title: "Slash commands"}
 		for _, c := range m.commands {
-			k := textutil.OneLine(c.Name)
+			k := termtext.OneLine(c.Name)
 			if c.Args != "" {
-				k += " " + textutil.OneLine(c.Args)
+				k += " " + termtext.OneLine(c.Args)
 			}
 			s.Bindings = append(s.Bindings, Binding{k, c.Summary})
 		}
@@ -173,7 +174,7 @@ func (m *Model) blocks(w int) [][]string {
 	keyW := 1
 	for _, s := range secs {
 		for _, b := range s.Bindings {
-			if n := ansi.StringWidth(textutil.OneLine(b.Keys)); n <= limit {
+			if n := ansi.StringWidth(termtext.OneLine(b.Keys)); n <= limit {
 				keyW = max(keyW, n)
 			}
 		}
@@ -181,15 +182,15 @@ func (m *Model) blocks(w int) [][]string {
 	keyW += 2
 	var out [][]string
 	for _, s := range secs {
-		rows := []string{m.th.Title.Render(textutil.Shorten(textutil.OneLine(s.Title), w))}
+		rows := []string{m.th.Title.Render(textutil.Shorten(termtext.OneLine(s.Title), w))}
 		for _, b := range s.Bindings {
-			keys := textutil.OneLine(b.Keys)
+			keys := termtext.OneLine(b.Keys)
 			lead := m.th.Key.Render(textutil.Fit(keys, keyW-2)) + "  "
 			if ansi.StringWidth(keys) > keyW-2 { // a long key gets its own row
 				rows = append(rows, m.th.Key.Render(textutil.Shorten(keys, w)))
 				lead = strings.Repeat(" ", keyW)
 			}
-			for i, l := range textutil.Wrap(textutil.OneLine(b.Action), max(1, w-keyW)) {
+			for i, l := range textutil.Wrap(termtext.OneLine(b.Action), max(1, w-keyW)) {
 				if i > 0 {
 					lead = strings.Repeat(" ", keyW)
 				}

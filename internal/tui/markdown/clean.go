@@ -7,74 +7,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// tabWidth is the tab stop used when tabs are expanded (CommonMark's).
+// tabWidth is CommonMark's tab stop (termtext.Strip expands tabs to it too).
 const tabWidth = 4
-
-// Clean makes untrusted text safe to draw on a terminal: it removes escape
-// sequences and every C0 and C1 control character but the newline, expands
-// tabs to the next multiple of four columns (a raw tab would break the cell
-// grid of the frame), and replaces invalid UTF-8 with U+FFFD. It keeps
-// everything else, placeholders of redacted secrets included.
-func Clean(s string) string {
-	if isClean(s) {
-		return s
-	}
-	s = ansi.Strip(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	col := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '\n':
-			b.WriteByte('\n')
-			col = 0
-		case r == '\t':
-			n := tabWidth - col%tabWidth
-			b.WriteString("    "[:n])
-			col += n
-		case r == utf8.RuneError && size == 1:
-			b.WriteRune(utf8.RuneError)
-			col++
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			// a control character: dropped
-		default:
-			b.WriteRune(r)
-			col += runeCells(r)
-		}
-	}
-	return b.String()
-}
-
-// runeCells is the width of a rune for tab stops (wide runes count two).
-func runeCells(r rune) int {
-	if r < 0x1100 {
-		return 1
-	}
-	return max(ansi.StringWidth(string(r)), 0)
-}
-
-// isClean reports whether s has nothing Clean would change (the common case:
-// printable ASCII, newlines and well-formed UTF-8 without controls).
-func isClean(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 && c != '\n') || c == 0x7f {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || (r >= 0x80 && r < 0xa0) {
-			return false
-		}
-		i += size
-	}
-	return true
-}
 
 // trimLine drops what glamour pads a line with: the spaces after its last
 // visible character and the escape sequences around them (each padding cell

@@ -17,6 +17,7 @@ import (
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/theme"
 )
 
@@ -95,7 +96,7 @@ const sentinel = "x\n\n"
 // A text glamour cannot render (it fails only on a writer or highlighter
 // error) is shown as it is, wrapped, rather than not at all.
 func (r *Renderer) pass(src string, width int, joined bool) string {
-	src = Clean(src)
+	src = termtext.Strip(src)
 	if r.onRender != nil {
 		r.onRender(src)
 	}

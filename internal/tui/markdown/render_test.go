@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"agent/internal/termtext"
 )
 
 // TestStreamRendersOnlyTheTail: streamed in 4-byte deltas, each frame makes
@@ -29,14 +31,14 @@ func TestStreamRendersOnlyTheTail(t *testing.T) {
 		want := 0
 		if after > before {
 			want++ // the new stable chunk
-			if passes[0] != Clean(text[before:after]) {
+			if passes[0] != termtext.Strip(text[before:after]) {
 				t.Fatalf("at %d: first pass %q, want the new chunk %q", i, passes[0], text[before:after])
 			}
 			chunked += after - before
 		}
 		if after < len(text) {
 			want++ // the tail
-			if got := passes[len(passes)-1]; got != Clean(text[after:]) {
+			if got := passes[len(passes)-1]; got != termtext.Strip(text[after:]) {
 				t.Fatalf("at %d: last pass %q, want the tail %q", i, got, text[after:])
 			}
 		}
@@ -51,7 +53,7 @@ func TestStreamRendersOnlyTheTail(t *testing.T) {
 	// The same frame again renders the tail only; the prefix is cached.
 	passes = passes[:0]
 	s.Lines(80)
-	if len(passes) != 1 || passes[0] != Clean(s.Text()[s.Stable():]) {
+	if len(passes) != 1 || passes[0] != termtext.Strip(s.Text()[s.Stable():]) {
 		t.Fatalf("a repeated frame made passes %q, want only the tail", passes)
 	}
 }

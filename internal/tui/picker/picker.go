@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
@@ -192,10 +193,10 @@ func (m *Model) View() string {
 		hint = append(hint, a.Key+" "+a.Label)
 	}
 	hint = append(hint, "esc close")
-	rows := []string{textutil.Spread(th.Title.Render(textutil.OneLine(m.opt.Title)), th.Faint.Render(strings.Join(hint, " · ")), cw)}
+	rows := []string{textutil.Spread(th.Title.Render(termtext.OneLine(m.opt.Title)), th.Faint.Render(strings.Join(hint, " · ")), cw)}
 	rows = append(rows, th.Faint.Render(strings.Repeat("─", cw)))
 	if len(m.items) == 0 {
-		rows = append(rows, textutil.Fit(th.Dim.Render(textutil.OneLine(m.opt.Empty)), cw))
+		rows = append(rows, textutil.Fit(th.Dim.Render(termtext.OneLine(m.opt.Empty)), cw))
 	}
 	n := m.rows()
 	for i := m.top; i < len(m.items) && i < m.top+n; i++ {
@@ -205,7 +206,7 @@ func (m *Model) View() string {
 		rows = append(rows, textutil.Fit(th.Faint.Render("  … "+textutil.Count(len(m.items)-m.top-n)+" more"), cw))
 	}
 	if m.opt.Note != "" {
-		rows = append(rows, textutil.Fit(th.Faint.Render(textutil.OneLine(m.opt.Note)), cw))
+		rows = append(rows, textutil.Fit(th.Faint.Render(termtext.OneLine(m.opt.Note)), cw))
 	}
 	return textutil.DrawBox(th.Box, w, rows)
 }
@@ -214,8 +215,8 @@ func (m *Model) View() string {
 func (m *Model) row(i, cw int) string {
 	th := m.th
 	it := m.items[i]
-	title := textutil.OneLine(it.Title)
-	detail := textutil.OneLine(it.Detail)
+	title := termtext.OneLine(it.Title)
+	detail := termtext.OneLine(it.Detail)
 	mark := "  "
 	if i == m.sel {
 		mark = theme.GlyphUser + " "

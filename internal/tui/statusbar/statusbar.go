@@ -14,7 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"agent/internal/tui/textutil"
+	"agent/internal/termtext"
 	"agent/internal/tui/theme"
 )
 
@@ -152,13 +152,13 @@ func Render(th *theme.Theme, s Status, width int) string {
 		th = theme.New(true, false)
 	}
 	segs := []segment{{text: stateStyle(th, s.State).Render(s.State.Glyph() + " " + s.State.Word()), rank: 0}}
-	if v := textutil.OneLine(s.Notice); v != "" {
+	if v := termtext.OneLine(s.Notice); v != "" {
 		segs = append(segs, segment{text: th.WarnText.Render(v), rank: 1})
 	}
-	if v := textutil.OneLine(s.Model); v != "" {
+	if v := termtext.OneLine(s.Model); v != "" {
 		segs = append(segs, segment{text: th.Text.Render(v), rank: 3})
 	}
-	if v := textutil.OneLine(s.Approval); v != "" {
+	if v := termtext.OneLine(s.Approval); v != "" {
 		style := th.Text
 		if v == "full-auto" {
 			style = th.WarnText
@@ -174,13 +174,13 @@ func Render(th *theme.Theme, s Status, width int) string {
 	if s.Cost >= 0 {
 		segs = append(segs, segment{text: th.Dim.Render(cost(s.Cost)), rank: 6})
 	}
-	if v := textutil.OneLine(s.RunID); v != "" {
+	if v := termtext.OneLine(s.RunID); v != "" {
 		segs = append(segs, segment{text: th.Faint.Render("run " + v), rank: 7})
 	}
 	if s.Mouse {
 		segs = append(segs, segment{text: th.InfoText.Render("mouse on"), rank: 8, right: true})
 	}
-	if v := textutil.OneLine(s.Hint); v != "" {
+	if v := termtext.OneLine(s.Hint); v != "" {
 		segs = append(segs, segment{text: th.Faint.Render(v), rank: 9, right: true})
 	}
 	for i := range segs {

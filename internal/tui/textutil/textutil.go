@@ -1,80 +1,18 @@
-// Package textutil owns the small text helpers the TUI's panels share:
-// making untrusted text Visible (control, bidi and zero-width characters
-// shown as escapes), wrapping, fitting and cutting to a width, number
-// formatting, and drawing a bordered box without re-measuring its rows. It
-// holds no state and must not import any other TUI package.
+// Package textutil owns the small layout helpers the TUI's panels share:
+// wrapping, fitting and cutting to a width, number formatting, and drawing
+// a bordered box without re-measuring its rows. Making untrusted text safe
+// to show (control, bidi and zero-width characters as escapes) is
+// internal/termtext's, shared with the headless commands. It holds no
+// state and must not import any other TUI package.
 package textutil
 
 import (
 	"charm.land/lipgloss/v2"
-	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
-
-// Visible returns s with every rune that would not show as itself made
-// Visible: control characters (an ESC would let a command or diff drive the
-// terminal) as \xNN, bidirectional overrides and zero-width characters (which
-// can make text read differently from what runs) as \uNNNN, and invalid
-// UTF-8 bytes as \xNN. Tabs become four spaces; newlines are kept.
-// A person approving a call must see exactly what it holds.
-func Visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || Hidden(r) || (r < 0x20 && r != '\n') || r == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\n':
-			b.WriteByte('\n')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case Hidden(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// Hidden reports runes that change how text reads without showing: C1
-// controls, bidi embeddings, overrides and isolates, zero-width characters
-// and other format characters.
-func Hidden(r rune) bool {
-	switch {
-	case r >= 0x80 && r < 0xa0:
-		return true
-	case r == 0xad: // soft hyphen
-		return true
-	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e,
-		r >= 0x2060 && r <= 0x2069, r == 0xfeff:
-		return true
-	}
-	return unicode.Is(unicode.Cf, r)
-}
-
-// OneLine returns s on one line (newlines as spaces), made Visible.
-func OneLine(s string) string {
-	return strings.Join(strings.Fields(Visible(s)), " ")
-}
 
 // Wrap breaks plain text into lines of at most width columns (words where
 // possible, long words cut), keeping its own newlines. Nothing is dropped.

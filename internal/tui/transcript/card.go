@@ -7,8 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"agent/internal/tui/markdown"
-	"agent/internal/tui/textutil"
+	"agent/internal/termtext"
 	"agent/internal/tui/theme"
 )
 
@@ -99,7 +98,7 @@ func NewToolCard(d CardData) *ToolCard {
 func (c *ToolCard) Update(d CardData) {
 	c.d = d
 	c.out = nil
-	if out := strings.TrimRight(textutil.Visible(markdown.Clean(d.Output)), "\n "); out != "" {
+	if out := strings.TrimRight(termtext.VisibleSpaced(termtext.Strip(d.Output)), "\n "); out != "" {
 		c.out = strings.Split(out, "\n")
 	}
 	c.bump()
@@ -238,8 +237,8 @@ func (c *ToolCard) header(th *theme.Theme, width int) string {
 		right = th.Faint.Render(r) + "  " + right
 		rw += len(r) + 2
 	}
-	tool := textutil.Visible(markdown.Clean(c.d.Tool))
-	summary, _, _ := strings.Cut(textutil.Visible(markdown.Clean(c.d.Summary)), "\n")
+	tool := termtext.VisibleSpaced(termtext.Strip(c.d.Tool))
+	summary, _, _ := strings.Cut(termtext.VisibleSpaced(termtext.Strip(c.d.Summary)), "\n")
 	left := st.Render(glyph) + " " + th.Text.Bold(true).Render(tool)
 	lw := ansi.StringWidth(glyph) + 1 + ansi.StringWidth(tool)
 	avail := width - rw - 1
@@ -259,7 +258,7 @@ func (c *ToolCard) header(th *theme.Theme, width int) string {
 // diffLines renders the card's diff with the root's DiffFunc, or colours
 // its lines itself.
 func (c *ToolCard) diffLines(ctx Context, width int) []string {
-	diff := strings.TrimRight(markdown.Clean(c.d.Diff), "\n")
+	diff := strings.TrimRight(termtext.Strip(c.d.Diff), "\n")
 	if ctx.Diff != nil {
 		out := strings.Split(strings.TrimRight(ctx.Diff(diff, width), "\n"), "\n")
 		for i, l := range out {

@@ -6,6 +6,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/termtext"
 	"agent/internal/tui/markdown"
 	"agent/internal/tui/theme"
 )
@@ -21,7 +22,7 @@ func (v *version) bump() { v.v++ }
 // wrapText cleans untrusted text and wraps it at width, each line after the
 // first indented like the first's text (hang columns).
 func wrapText(text string, width int) []string {
-	text = markdown.Clean(text)
+	text = termtext.Strip(text)
 	if width < 1 {
 		width = 1
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"agent/internal/tui/markdown"
+	"agent/internal/termtext"
 )
 
 // TestStreamingRendersOnlyTheTail: while the last answer streams, a frame
@@ -38,10 +38,10 @@ func TestStreamingRendersOnlyTheTail(t *testing.T) {
 		if n := len(passes); n > 2 || n == 0 {
 			t.Fatalf("after %d bytes: %d markdown passes %q, want the tail (and a newly stable chunk)", i, n, passes)
 		}
-		if tail := markdown.Clean(a.Text()[stable:]); tail != "" && passes[len(passes)-1] != tail {
+		if tail := termtext.Strip(a.Text()[stable:]); tail != "" && passes[len(passes)-1] != tail {
 			t.Fatalf("after %d bytes the last pass was %q, want the tail %q", i, passes[len(passes)-1], tail)
 		}
-		if len(passes) == 2 && !strings.HasSuffix(markdown.Clean(a.Text()[:stable]), passes[0]) {
+		if len(passes) == 2 && !strings.HasSuffix(termtext.Strip(a.Text()[:stable]), passes[0]) {
 			t.Fatalf("after %d bytes the first pass %q is not the newly stable chunk", i, passes[0])
 		}
 	}
