@@ -289,51 +289,92 @@ func (s *Sandbox) Info() *event.SandboxInfo {
 	return in
 }
 
-// Launch is how to start one sandboxed command: the program and its
-// arguments (the helper, then the command's own argv), its environment,
-// and whether to start it in new user and network namespaces.
+// Launch is how to start one confined long-lived program through the
+// one-shot helper: the program and its arguments (the helper, then the
+// program's own argv), its environment, and the namespaces to start it in.
 type Launch struct {
-	Path     string
-	Args     []string
-	Env      []string
-	NewNetNS bool
+	Path       string
+	Args       []string
+	Env        []string
+	NewNetNS   bool
+	NewMountNS bool
 }
 
-// Launch wraps argv (bash -c ...) for the run runID. environ is the
-// command's environment; TMPDIR is set to the run's own directory.
-func (s *Sandbox) Launch(runID string, argv []string, environ []string) (Launch, error) {
+// ServerSpec is a long-lived program to confine: an MCP server.
+type ServerSpec struct {
+	Argv []string
+	Env  []string
+	// Dir is its own directory (under the state directory): its working
+	// directory and $TMPDIR, writable.
+	Dir string
+	// WriteWorkspace lets it write the workspace (a server's `writable =
+	// true`); else the workspace is read-only to it.
+	WriteWorkspace bool
+	// Network lets it reach the network (the default for servers, which
+	// often call an API; `network = false` turns it off).
+	Network bool
+}
+
+// ServerLaunch wraps a server's start in the one-shot helper (`agent
+// sandbox-exec`): its own user and mount namespace with the state
+// directory hidden (but for its own directory) and no terminal, Landlock
+// with writes only to its directory, the build caches (npx and pip keep
+// packages there) and, with WriteWorkspace, the workspace (its .git hooks
+// and config read-only), the seccomp filter, no capabilities; and without
+// Network a network namespace of its own.
+func (s *Sandbox) ServerLaunch(sp ServerSpec) (Launch, error) {
 	if !s.Active() {
 		return Launch{}, fmt.Errorf("sandbox: %w", ErrUnavailable)
 	}
-	tmp, err := s.TempDir(runID)
+	if len(sp.Argv) == 0 || sp.Dir == "" {
+		return Launch{}, errors.New("sandbox: a server needs a program and its directory")
+	}
+	dir, err := filepath.EvalSymlinks(sp.Dir)
 	if err != nil {
-		return Launch{}, err
+		return Launch{}, fmt.Errorf("sandbox: the server's directory: %w", err)
 	}
 	s.mu.Lock()
 	noNS := s.noNS || !s.caps.UserNS
 	s.mu.Unlock()
-	sp := helperSpec{ReadOnly: s.mode == ModeReadOnly, Writable: append([]string{tmp}, s.writable...)}
+	hs := helperSpec{Writable: []string{dir}}
+	caches := writableDirs("", nil, os.Getenv)
+	hs.Writable = append(hs.Writable, caches...)
+	if sp.WriteWorkspace && s.ws != "" {
+		hs.Writable = append(hs.Writable, s.ws)
+	}
 	netns := false
-	if !s.network {
+	if !sp.Network {
 		if noNS {
-			sp.BlockTCP = s.caps.LandlockABI >= 4
+			hs.BlockTCP = s.caps.LandlockABI >= 4
 		} else {
-			netns, sp.Loopback = true, true
+			netns, hs.Loopback = true, true
 		}
 	}
-	enc, err := sp.encode()
+	if !noNS {
+		hs.Mounts = true
+		if sp.WriteWorkspace && s.ws != "" {
+			hs.Pin, hs.Protect = gitProtection(s.ws, []string{s.ws})
+		}
+		if s.stateDir != "" {
+			hs.Hide, hs.HideFiles = hideState(s.stateDir, dir)
+		}
+		if st, err := os.Stat("/dev/pts"); err == nil && st.IsDir() {
+			hs.Hide = append(hs.Hide, "/dev/pts")
+		}
+	}
+	enc, err := hs.encode()
 	if err != nil {
 		return Launch{}, err
 	}
-	args := append(append(slices.Clone(s.helper[1:]), enc, "--"), argv...)
-	env := make([]string, 0, len(environ)+1)
-	for _, kv := range environ {
+	args := append(append(slices.Clone(s.helper[1:]), enc, "--"), sp.Argv...)
+	env := make([]string, 0, len(sp.Env)+1)
+	for _, kv := range sp.Env {
 		if !strings.HasPrefix(kv, "TMPDIR=") {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "TMPDIR="+tmp)
-	return Launch{Path: s.helper[0], Args: args, Env: env, NewNetNS: netns}, nil
+	env = append(env, "TMPDIR="+dir)
+	return Launch{Path: s.helper[0], Args: args, Env: env, NewNetNS: netns, NewMountNS: hs.Mounts}, nil
 }
 
 // NoUserNS records that starting a command in new namespaces failed
