@@ -192,7 +192,7 @@ func TestStatCacheWrittenAfterItsObjects(t *testing.T) {
 	mustSnap(t, s, meta("run1", "c1", KindBefore))
 	write(t, ws, "later.txt", "later\n")
 	s.mu.Lock()
-	tree, _, err := s.scanTree(bg) // writes the blob, leaves it pending
+	tree, _, err := s.scanTree(bg, false) // writes the blob, leaves it pending
 	s.mu.Unlock()
 	if err != nil || tree.IsZero() {
 		t.Fatal(tree, err)

@@ -100,7 +100,7 @@ func (s *Store) currentTree(ctx context.Context, current Snapshot) (plumbing.Has
 		tree, list = plumbing.NewHash(current.Tree), current.Skipped
 	default:
 		var err error
-		if tree, list, err = s.scanTree(ctx); err != nil {
+		if tree, list, err = s.scanTree(ctx, false); err != nil {
 			return tree, nil, err
 		}
 	}
