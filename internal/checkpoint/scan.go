@@ -31,11 +31,15 @@ func (s *Store) Snapshot(ctx context.Context, meta Meta) (Snapshot, error) {
 	defer s.mu.Unlock()
 	var snap Snapshot
 	err := s.withShared(func() error {
-		tree, skipped, err := s.scanTree(ctx, meta.Kind == KindBefore)
+		res, err := s.scanTree(ctx, meta.Kind == KindBefore)
 		if err != nil {
 			return err
 		}
-		snap, err = s.commitSnapshot(meta, tree, skipped)
+		rules, err := s.writeRules(res.rules)
+		if err != nil {
+			return err
+		}
+		snap, err = s.commitSnapshot(meta, res.tree, res.skipped, rules)
 		return err
 	})
 	return snap, err
@@ -60,6 +64,7 @@ type scanner struct {
 	// a cold scan (no cached state at all) of a before-checkpoint does; see
 	// Snapshot.
 	useIndex bool
+	rules    ruleRecord // every ignore file the scan read
 }
 
 func (s *Store) newScanner(ctx context.Context) *scanner {
@@ -69,37 +74,46 @@ func (s *Store) newScanner(ctx context.Context) *scanner {
 	return &scanner{s: s, ctx: ctx, c: s.stat, start: time.Now().UnixNano(), buf: make([]byte, 32<<10)}
 }
 
+// scanResult is what a full scan found: the root tree, the files left out
+// for size (sorted) and the ignore files it read.
+type scanResult struct {
+	tree    plumbing.Hash
+	skipped []string
+	rules   ruleRecord
+}
+
 // scanTree writes the blobs and trees of the present workspace and returns
-// the root tree and the files left out for size. Everything is read beneath
+// them with the files left out for size. Everything is read beneath
 // the workspace directory, opened once (see readat.go). mayUseIndex allows
 // a cold scan to take blob ids from the user's git index (see Snapshot).
-func (s *Store) scanTree(ctx context.Context, mayUseIndex bool) (plumbing.Hash, []string, error) {
+func (s *Store) scanTree(ctx context.Context, mayUseIndex bool) (scanResult, error) {
 	sc := s.newScanner(ctx)
 	sc.c.scan++
 	sc.useIndex = mayUseIndex && sc.c.dirs[""] == nil
+	sc.rules = ruleRecord{}
 	root, err := openDir(s.workspace)
 	if err != nil {
-		return plumbing.ZeroHash, nil, fmt.Errorf("checkpoint: scan workspace: %w", err)
+		return scanResult{}, fmt.Errorf("checkpoint: scan workspace: %w", err)
 	}
 	defer root.close()
 	var st fileStat
 	if err := root.fstat(&st); err != nil {
-		return plumbing.ZeroHash, nil, fmt.Errorf("checkpoint: scan workspace: %w", err)
+		return scanResult{}, fmt.Errorf("checkpoint: scan workspace: %w", err)
 	}
-	set, fp := s.rootIgnore(root)
+	set, fp := s.rootIgnore(root, sc.rules)
 	h, err := sc.walk("", root, nil, set, fp, false, st.sig())
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return scanResult{}, err
 	}
 	s.lastScan = sc.stats
 	sc.c.sweep()
 	if sc.c.dirty && time.Since(sc.c.lastSave) >= saveEvery {
 		if err := s.saveStat(sc.c, s.gen); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return scanResult{}, err
 		}
 	}
 	sort.Strings(sc.skipped)
-	return h, sc.skipped, nil
+	return scanResult{tree: h, skipped: sc.skipped, rules: sc.rules}, nil
 }
 
 // walkDir is the directory a walk is in.
@@ -154,7 +168,7 @@ func (sc *scanner) walk(rel string, dr *dirReader, parts []string, ign *ignoreSe
 		var own []ignoreRule
 		var tok uint64
 		if slices.Contains(ds.names, ".gitignore") {
-			own, tok = sc.s.loadIgnore(fileAt{dr, ".gitignore"}, parts)
+			own, tok = sc.s.loadIgnore(fileAt{dr, ".gitignore"}, parts, sc.rules, wsKey(rel))
 		}
 		ign, fp = ign.extend(own), mixTok(fp, tok)
 	}
