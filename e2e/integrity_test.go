@@ -148,3 +148,30 @@ func TestRollbackDodges(t *testing.T) {
 		})
 	}
 }
+
+// A provider that reports an absurd usage (near the largest int, twice) does
+// not wrap the run's totals negative: the usage is recorded as unknown and
+// the person is told.
+func TestAbsurdUsageRecordedAsUnknown(t *testing.T) {
+	huge := map[string]any{"input": int64(9223372036854775000), "output": 10}
+	t1 := turn("", call("c1", "read_file", map[string]any{"path": "README.md"}))
+	t1["usage"] = huge
+	t2 := turn("done")
+	t2["usage"] = huge
+	e := newEnv(t, script(t1, t2))
+	r := e.run("run", "--approval", "full-auto", "read")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "warning: the provider reported an impossible usage") {
+		t.Errorf("no warning on stderr:\n%s", r.stderr)
+	}
+	var runs []struct {
+		TokensIn  int64 `json:"tokens_in"`
+		TokensOut int64 `json:"tokens_out"`
+	}
+	e.mustJSON(&runs, "runs", "--json")
+	if len(runs) != 1 || runs[0].TokensIn < 0 || runs[0].TokensOut < 0 || runs[0].TokensIn > 1e9 {
+		t.Errorf("runs = %+v: want the absurd usage left out, never negative", runs)
+	}
+}
