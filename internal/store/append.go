@@ -91,8 +91,8 @@ func setSync(ctx context.Context, c *sql.Conn, full bool) error {
 
 // The statements of an append, prepared once per handle.
 const (
-	sqlLastSeq   = `SELECT last_seq FROM runs WHERE id = ?`
-	sqlInsertEv  = `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
+	sqlLastSeq  = `SELECT last_seq FROM runs WHERE id = ?`
+	sqlInsertEv = `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
 	// The token sums saturate: SQLite turns an overflowing integer sum into a
 	// REAL, and CAST clamps a REAL too large for an INTEGER to the largest one.
 	sqlUpdateRun = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = CAST(tokens_in + ? AS INTEGER), tokens_out = CAST(tokens_out + ? AS INTEGER), status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer) WHERE id = ?`
