@@ -53,6 +53,9 @@ type Store struct {
 	app    appender
 	path   string
 	home   string
+	// readOnly: opened by OpenRead on a state directory that cannot be
+	// written.
+	readOnly bool
 	notice string
 	mode   fs.FileMode
 }
