@@ -22,7 +22,7 @@ rollbacks, exports and deletions are recorded too. The log is append-only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			st, err := openStore(cmd)
+			st, err := openStoreRead(cmd)
 			if err != nil {
 				return err
 			}

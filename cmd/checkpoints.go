@@ -26,7 +26,7 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := openStore(cmd)
+			st, err := openStoreRead(cmd)
 			if err != nil {
 				return err
 			}

@@ -40,7 +40,7 @@ whose bytes changed since the previous request, the hash of the stable prefix
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := openStore(cmd)
+			st, err := openStoreRead(cmd)
 			if err != nil {
 				return err
 			}

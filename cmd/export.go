@@ -69,7 +69,7 @@ string is redacted. The audit row is written before anything is sent.`,
 }
 
 func runExportOTLP(cmd *cobra.Command, id, url string) error {
-	st, err := openStore(cmd)
+	st, err := openStore(cmd) // an export that leaves the machine is always audited
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func runExportOTLP(cmd *cobra.Command, id, url string) error {
 }
 
 func runExport(cmd *cobra.Command, id, outFile string) error {
-	st, err := openStore(cmd)
+	st, err := openStoreRead(cmd)
 	if err != nil {
 		return err
 	}

@@ -61,14 +61,18 @@ func describeRaw(ev event.Event) string {
 	case *event.ModelRequestData:
 		return fmt.Sprintf("step %d: asking the model (%d tokens of context)", d.Step, d.Context.TotalTokens)
 	case *event.AssistantMessageData:
+		warn := ""
+		if d.UsageWarning != "" {
+			warn = "\n  warning: " + d.UsageWarning
+		}
 		if d.Text != "" {
-			return "assistant: " + oneLine(d.Text, 160)
+			return "assistant: " + oneLine(d.Text, 160) + warn
 		}
 		names := make([]string, len(d.ToolCalls))
 		for i, c := range d.ToolCalls {
 			names[i] = c.Name
 		}
-		return "assistant: (calls " + strings.Join(names, ", ") + ")"
+		return "assistant: (calls " + strings.Join(names, ", ") + ")" + warn
 	case *event.ToolCallData:
 		return fmt.Sprintf("→ %s %s [%s] (%s)", d.Name, oneLine(d.Arguments, 120), d.Risk, d.CallID)
 	case *event.ApprovalData:

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ func newRunsCmd() *cobra.Command {
   agent runs --json | jq -r '.[] | select(.status=="failed") | .run_id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStore(cmd)
+			st, err := openStoreRead(cmd)
 			if err != nil {
 				return err
 			}
@@ -90,11 +91,21 @@ func firstLine(s string) string {
 
 // openStore opens the journal for listing commands.
 func openStore(cmd *cobra.Command) (*store.Store, error) {
+	return openStoreWith(cmd, app.OpenStore)
+}
+
+// openStoreRead opens the journal for a command that only reads it: a
+// read-only AGENT_HOME is read as it is, without migrating.
+func openStoreRead(cmd *cobra.Command) (*store.Store, error) {
+	return openStoreWith(cmd, app.OpenStoreRead)
+}
+
+func openStoreWith(cmd *cobra.Command, open func(context.Context, string) (*store.Store, error)) (*store.Store, error) {
 	home, err := app.StateHome()
 	if err != nil {
 		return nil, err
 	}
-	st, err := app.OpenStore(cmd.Context(), home)
+	st, err := open(cmd.Context(), home)
 	if err != nil {
 		return nil, appErr(err)
 	}

@@ -28,7 +28,7 @@ is diagnosed from its events on the fly.`,
   agent trace 20261129T2032 --json | jq '.[] | select(.type=="run_finished") | .failure'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(cmd)
+			st, err := openStoreRead(cmd)
 			if err != nil {
 				return err
 			}

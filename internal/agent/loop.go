@@ -202,10 +202,17 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 		for i, c := range calls {
 			refs[i] = event.ToolCallRef{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
 		}
-		if err := r.record(ctx, st, &event.AssistantMessageData{
-			Step: st.Step, Text: text, ToolCalls: refs,
-			Tokens: &event.TokenCount{Input: usage.Input, Output: usage.Output, CacheRead: usage.CacheRead, CacheWrite: usage.CacheWrite},
-		}); err != nil {
+		am := &event.AssistantMessageData{Step: st.Step, Text: text, ToolCalls: refs}
+		tok := event.TokenCount{Input: usage.Input, Output: usage.Output, CacheRead: usage.CacheRead, CacheWrite: usage.CacheWrite}
+		if tok.Plausible() {
+			am.Tokens = &tok
+		} else {
+			// A provider's absurd usage would poison the run's totals and
+			// its budget: recorded as unknown, and said.
+			am.UsageWarning = fmt.Sprintf("the provider reported an impossible usage (input %d, output %d, cache read %d, cache write %d tokens); recorded as unknown",
+				tok.Input, tok.Output, tok.CacheRead, tok.CacheWrite)
+		}
+		if err := r.record(ctx, st, am); err != nil {
 			return Outcome{Status: event.StatusFailed, Err: err}
 		}
 		if len(calls) == 0 {

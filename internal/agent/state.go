@@ -201,10 +201,10 @@ func (s *State) Apply(ev event.Event) {
 		}
 		s.addMessage(m, MessageMeta{Seq: ev.Seq, Kind: KindAssistant, Step: d.Step})
 		if d.Tokens != nil {
-			s.Tokens.Input += d.Tokens.Input
-			s.Tokens.Output += d.Tokens.Output
-			s.Tokens.CacheRead += d.Tokens.CacheRead
-			s.Tokens.CacheWrite += d.Tokens.CacheWrite
+			s.Tokens.Input = event.SatAdd(s.Tokens.Input, d.Tokens.Input)
+			s.Tokens.Output = event.SatAdd(s.Tokens.Output, d.Tokens.Output)
+			s.Tokens.CacheRead = event.SatAdd(s.Tokens.CacheRead, d.Tokens.CacheRead)
+			s.Tokens.CacheWrite = event.SatAdd(s.Tokens.CacheWrite, d.Tokens.CacheWrite)
 			if s.Context.Correction.Model == "" {
 				s.Context.Correction.Model = s.Model
 			}

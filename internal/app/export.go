@@ -52,7 +52,8 @@ type ExportTarget struct {
 type ExportOptions struct {
 	// By names the person in the audit row; default Whoami().
 	By string
-	// Warn receives the warnings of the workspace's configuration (nil:
+	// Warn receives the warnings of the workspace's configuration, and the
+	// note that a read-only state directory could not record the export (nil:
 	// dropped).
 	Warn func(string)
 }
@@ -214,6 +215,15 @@ func Export(ctx context.Context, st *store.Store, runID string, to ExportTarget,
 		by, res.Where, res.Events, res.Bytes, res.Mode, strconv.FormatFloat(res.Sample, 'g', -1, 64))
 	if res.Withheld > 0 {
 		detail += fmt.Sprintf(", %d events withheld", res.Withheld)
+	}
+	if st.ReadOnly() {
+		// A read-only state directory (agent export reads it with
+		// store.OpenRead): nothing can be recorded in it, and whoever can
+		// read it can read the journal without the agent anyway.
+		if opt.Warn != nil {
+			opt.Warn(fmt.Sprintf("the export is not recorded in the audit log: the state directory %s is read-only", st.Home()))
+		}
+		return res, nil
 	}
 	// The export happened: record it even if the caller gave up meanwhile.
 	if err := st.Audit(context.WithoutCancel(ctx), store.AuditEntry{RunID: run.ID, Action: "export", Detail: red.Redact(detail)}); err != nil {

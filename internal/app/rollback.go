@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gofrs/flock"
 
@@ -22,6 +23,25 @@ type RollbackResult struct {
 	Changes []checkpoint.Change
 	// Files are the paths the rollback changed.
 	Files []string
+	// NotRestored are the paths the rollback left as they are because
+	// restoring them would destroy something no snapshot holds (a file over
+	// the 10 MiB cap), each with its Reason. When there are any, the
+	// workspace is not as it was at the checkpoint: say so (agent rollback
+	// exits 1).
+	NotRestored []checkpoint.Change
+}
+
+// Incomplete reports whether some path could not be given its content at
+// the checkpoint (NotRestored is not empty).
+func (r RollbackResult) Incomplete() bool { return len(r.NotRestored) > 0 }
+
+// NotRestoredText is one line a path: "PATH: not restored: REASON".
+func (r RollbackResult) NotRestoredText() string {
+	var b strings.Builder
+	for _, ch := range r.NotRestored {
+		fmt.Fprintf(&b, "%s: not restored: %s\n", ch.Path, ch.Reason)
+	}
+	return b.String()
 }
 
 // RollbackOptions say what a rollback puts back.
@@ -98,6 +118,8 @@ func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, chec
 	for _, ch := range changes {
 		if ch.Action != checkpoint.ActionKept {
 			res.Files = append(res.Files, ch.Path)
+		} else {
+			res.NotRestored = append(res.NotRestored, ch)
 		}
 	}
 	preFiles := []string{}

@@ -174,7 +174,18 @@ func (s *Service) WarmRepoMap() {
 // OpenStore opens the journal, with a permission problem of the state
 // directory as a *UsageError (its message names the chmod that fixes it).
 func OpenStore(ctx context.Context, home string) (*store.Store, error) {
-	st, err := store.Open(ctx, home)
+	return openStore(ctx, home, store.Open)
+}
+
+// OpenStoreRead is OpenStore for a command that only reads the journal: on
+// a state directory that cannot be written it opens the journal read-only,
+// without creating or migrating anything (store.OpenRead).
+func OpenStoreRead(ctx context.Context, home string) (*store.Store, error) {
+	return openStore(ctx, home, store.OpenRead)
+}
+
+func openStore(ctx context.Context, home string, open func(context.Context, string) (*store.Store, error)) (*store.Store, error) {
+	st, err := open(ctx, home)
 	if err != nil {
 		var pe *store.PermError
 		if errors.As(err, &pe) {

@@ -50,7 +50,7 @@ func TestCheckpointerAndRestorePaths(t *testing.T) {
 	}
 	_ = os.Remove(filepath.Join(ws, "dir/sub/c.txt"))
 	changes, err = s.RestorePaths(bg, before, []string{"dir"})
-	if err != nil || !reflect.DeepEqual(changes, []Change{{"dir/sub/c.txt", ActionAdded}}) {
+	if err != nil || !reflect.DeepEqual(changes, []Change{{Path: "dir/sub/c.txt", Action: ActionAdded}}) {
 		t.Fatalf("directory restore: %v %v", changes, err)
 	}
 	_, files, err = c.Checkpoint(bg, "run", "call2", "before", 2, 20, nil)

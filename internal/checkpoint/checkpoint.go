@@ -104,14 +104,20 @@ type Snapshot struct {
 	Event   int64
 	Time    time.Time
 	Skipped []string // files left out (over MaxFileSize), sorted
+	// Rules is the tree of the ignore files the snapshot was taken under
+	// (see ruleRecord); empty when none was read or the snapshot predates
+	// the record. A rollback to the snapshot judges "ignored" by them.
+	Rules string
 }
 
 // Action is what a Change does to a path.
 type Action string
 
-// Actions. ActionKept is only returned by Restore: the target has a file at a
-// path where the workspace holds something outside the snapshot (ignored, too
-// large, or a non-empty directory of such files); it was left alone.
+// Actions. ActionKept is only returned by a restore: the path could not be
+// given its content at the target without destroying something no snapshot
+// holds (a file now over the size cap, a file over it at the target, or a
+// directory of ignored files in the way); it was left alone, and
+// Change.Reason says why.
 const (
 	ActionAdded    Action = "added"
 	ActionModified Action = "modified"
@@ -123,6 +129,8 @@ const (
 type Change struct {
 	Path   string
 	Action Action
+	// Reason says, for ActionKept, why the path was left as it is.
+	Reason string
 }
 
 // Store is the shadow repository of one workspace. Its methods are safe for

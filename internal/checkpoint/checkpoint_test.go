@@ -121,9 +121,9 @@ func TestRollbackRoundTrip(t *testing.T) {
 		t.Fatalf("pre = %+v", pre)
 	}
 	wantChanges := []Change{
-		{"a.txt", ActionModified}, {"dir/b.txt", ActionAdded}, {"dir/sub/c.txt", ActionAdded},
-		{"link", ActionModified}, {"out/gen/made.txt", ActionDeleted}, {"script.sh", ActionModified},
-		{"tool/new.txt", ActionDeleted},
+		{Path: "a.txt", Action: ActionModified}, {Path: "dir/b.txt", Action: ActionAdded}, {Path: "dir/sub/c.txt", Action: ActionAdded},
+		{Path: "link", Action: ActionModified}, {Path: "out/gen/made.txt", Action: ActionDeleted}, {Path: "script.sh", Action: ActionModified},
+		{Path: "tool/new.txt", Action: ActionDeleted},
 	}
 	if !reflect.DeepEqual(changes, wantChanges) {
 		t.Fatalf("changes = %v", changes)
@@ -181,7 +181,7 @@ func TestRestoreKeepsIgnoredAtTargetPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(changes, Change{"cfg.txt", ActionKept}) || !slices.Contains(changes, Change{".gitignore", ActionModified}) {
+	if !slices.Contains(changes, Change{Path: "cfg.txt", Action: ActionKept, Reason: reasonInTheWay}) || !slices.Contains(changes, Change{Path: ".gitignore", Action: ActionModified}) {
 		t.Fatalf("changes = %v", changes)
 	}
 	if read(t, ws, "cfg.txt") != "private, now ignored\n" {
@@ -250,7 +250,7 @@ func TestDiffAndPatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Change{{"a.txt", ActionModified}, {"dir/sub", ActionAdded}, {"dir/sub/c.txt", ActionDeleted}, {"z.txt", ActionAdded}}
+	want := []Change{{Path: "a.txt", Action: ActionModified}, {Path: "dir/sub", Action: ActionAdded}, {Path: "dir/sub/c.txt", Action: ActionDeleted}, {Path: "z.txt", Action: ActionAdded}}
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("diff = %v", d)
 	}

@@ -192,10 +192,10 @@ func TestStatCacheWrittenAfterItsObjects(t *testing.T) {
 	mustSnap(t, s, meta("run1", "c1", KindBefore))
 	write(t, ws, "later.txt", "later\n")
 	s.mu.Lock()
-	tree, _, err := s.scanTree(bg) // writes the blob, leaves it pending
+	res, err := s.scanTree(bg, false) // writes the blob, leaves it pending
 	s.mu.Unlock()
-	if err != nil || tree.IsZero() {
-		t.Fatal(tree, err)
+	if err != nil || res.tree.IsZero() {
+		t.Fatal(res.tree, err)
 	}
 	if s.objs.len() == 0 {
 		t.Fatal("the scan left nothing pending; the test needs a pending object")

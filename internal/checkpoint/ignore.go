@@ -51,6 +51,7 @@ func (s *ignoreSet) extend(own []ignoreRule) *ignoreSet { return s.wrap(s.inner(
 type ignoreFile struct {
 	sig    fileSig
 	rules  []ignoreRule
+	data   []byte // the bytes parsed (ignore files only), for the snapshot's record of its rules
 	unsafe bool
 }
 
@@ -59,17 +60,21 @@ type ignoreFile struct {
 // version of the file (0: absent) for the ignore-decision cache; a file
 // changed too recently to be told apart by its stat data gets a fresh token
 // each time, so decisions made under it are never reused.
-func (s *Store) loadIgnore(src fileAt, domain []string) ([]ignoreRule, uint64) {
-	return s.loadRules(src, func(data []byte) []ignoreRule { return parseIgnore(data, domain) })
+// rec, when not nil, is given the file's bytes under key (see ruleRecord).
+func (s *Store) loadIgnore(src fileAt, domain []string, rec ruleRecord, key string) ([]ignoreRule, uint64) {
+	return s.loadRules(src, func(data []byte) []ignoreRule { return parseIgnore(data, domain) }, rec, key)
 }
 
 // loadRules is loadIgnore with the parser given.
-func (s *Store) loadRules(src fileAt, parse func([]byte) []ignoreRule) ([]ignoreRule, uint64) {
+func (s *Store) loadRules(src fileAt, parse func([]byte) []ignoreRule, rec ruleRecord, key string) ([]ignoreRule, uint64) {
 	f, tok := s.smallFile(src, func(data []byte) *ignoreFile {
-		return &ignoreFile{rules: parse(data)}
+		return &ignoreFile{rules: parse(data), data: data}
 	})
 	if f == nil {
 		return nil, 0
+	}
+	if rec != nil {
+		rec[key] = f.data
 	}
 	return f.rules, tok
 }
@@ -150,20 +155,20 @@ func readLimited(p string, limit int64) ([]byte, error) {
 // the repository's info/exclude and the .gitignore files from its top level
 // down to the workspace (which may lie below the top level), then the
 // workspace's own .gitignore, read in root (the workspace held open; nil:
-// none is read).
-func (s *Store) rootIgnore(root *dirReader) (*ignoreSet, uint64) {
+// none is read). rec, when not nil, records every ignore file read.
+func (s *Store) rootIgnore(root *dirReader, rec ruleRecord) (*ignoreSet, uint64) {
 	l := gitignore.Locate(s.workspace)
 	srcs := l.Above()
 	fp := mixTok(1, uint64(len(srcs)))
 	var above []ignoreRule
-	for _, src := range srcs {
-		r, tok := s.loadRules(fileAt{name: src.Path}, func(data []byte) []ignoreRule { return l.ParseAbove(data, src) })
+	for i, src := range srcs {
+		r, tok := s.loadRules(fileAt{name: src.Path}, func(data []byte) []ignoreRule { return l.ParseAbove(data, src) }, rec, aboveKey(i))
 		above, fp = append(above, r...), mixTok(fp, tok)
 	}
 	var own []ignoreRule
 	var tok uint64
 	if root != nil {
-		own, tok = s.loadIgnore(fileAt{root, ".gitignore"}, nil)
+		own, tok = s.loadIgnore(fileAt{root, ".gitignore"}, nil, rec, wsKey(""))
 	}
 	fp = mixTok(fp, tok)
 	return (*ignoreSet)(nil).wrap(l.RootSet(above, own)), fp
@@ -210,7 +215,7 @@ func closeBelow(d, root *dirReader) {
 // contributes no rules, as one without a .gitignore. The caller closes the
 // result (dirAt.close).
 func (s *Store) dirIgnore(root *dirReader, parts []string) dirAt {
-	set, fp := s.rootIgnore(root)
+	set, fp := s.rootIgnore(root, nil)
 	d := root
 	for i, name := range parts {
 		p := parts[:i+1]
@@ -229,7 +234,7 @@ func (s *Store) dirIgnore(root *dirReader, parts []string) dirAt {
 			d = nil
 			if err == nil {
 				d = sub
-				own, tok = s.loadIgnore(fileAt{d, ".gitignore"}, p)
+				own, tok = s.loadIgnore(fileAt{d, ".gitignore"}, p, nil, "")
 			}
 		}
 		set, fp = set.descend(p).extend(own), mixTok(fp, tok)

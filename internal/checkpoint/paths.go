@@ -89,7 +89,9 @@ func (s *Store) SnapshotPaths(ctx context.Context, base Snapshot, changed []stri
 			list = append(list, p)
 		}
 		sort.Strings(list)
-		snap, err = s.commitSnapshot(meta, tree, list)
+		// No .gitignore changed (that takes a full scan): the base's rules
+		// still hold.
+		snap, err = s.commitSnapshot(meta, tree, list, ruleHash(b.Rules))
 		return err
 	})
 	return snap, err

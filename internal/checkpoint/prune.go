@@ -144,6 +144,11 @@ func (s *Store) markCommits(h plumbing.Hash, reach map[plumbing.Hash]struct{}) e
 		if err := s.markTree(c.TreeHash, reach); err != nil {
 			return err
 		}
+		if snap, err := parseMessage(c.Message); err == nil && snap.Rules != "" {
+			if err := s.markTree(plumbing.NewHash(snap.Rules), reach); err != nil {
+				return err
+			}
+		}
 		h = plumbing.ZeroHash
 		for i, p := range c.ParentHashes {
 			if i == 0 {

@@ -53,8 +53,9 @@ func parseRef(name plumbing.ReferenceName) (run string, seq int, ok bool) {
 
 var signature = object.Signature{Name: "agent", Email: "agent@localhost"}
 
-// commitSnapshot records tree as the run's next snapshot.
-func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) (Snapshot, error) {
+// commitSnapshot records tree as the run's next snapshot; rules is the
+// tree of the ignore files it was taken under (ZeroHash: none read).
+func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string, rules plumbing.Hash) (Snapshot, error) {
 	head, err := s.head(meta.RunID)
 	if err != nil {
 		return Snapshot{}, err
@@ -70,6 +71,9 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string) 
 	snap := Snapshot{
 		Tree: tree.String(), Parent: head.ID, RunID: meta.RunID, CallID: meta.CallID,
 		Kind: meta.Kind, Seq: head.Seq + 1, Step: meta.Step, Event: meta.Event, Time: t, Skipped: skipped,
+	}
+	if !rules.IsZero() {
+		snap.Rules = rules.String()
 	}
 	sig := signature
 	sig.When = t
@@ -324,6 +328,9 @@ func formatMessage(snap *Snapshot) string {
 	for _, p := range snap.Skipped {
 		kv("Agent-Skipped", p)
 	}
+	if snap.Rules != "" {
+		kv("Agent-Ignore", snap.Rules)
+	}
 	return b.String()
 }
 
@@ -362,6 +369,10 @@ func parseMessage(msg string) (Snapshot, error) {
 			snap.Event, _ = strconv.ParseInt(v, 10, 64)
 		case "Agent-Skipped":
 			snap.Skipped = append(snap.Skipped, v)
+		case "Agent-Ignore":
+			if plumbing.IsHash(v) {
+				snap.Rules = v
+			}
 		}
 	}
 	if snap.RunID == "" {

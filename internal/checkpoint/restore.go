@@ -21,18 +21,55 @@ import (
 // Rollback snapshots the present state (kind rollback unless meta says
 // otherwise) and then restores the workspace to snapshot id, so that the
 // rollback can itself be rolled back to pre.
+//
+// What the target holds is decided by the ignore rules and the size cap of
+// its time (its Rules and Skipped), not by today's: a file that a later
+// rule made ignored is taken into pre (under the cap, so the undo can bring
+// it back) and then restored or deleted like any other. A path that cannot
+// be given its content at the target without destroying something no
+// snapshot holds (a file now over the cap, one that appeared over it, one
+// that was over it at the target) is left as it is and returned as
+// ActionKept with its Reason: callers must report those.
 func (s *Store) Rollback(ctx context.Context, id string, meta Meta) (pre Snapshot, changes []Change, err error) {
-	if _, err := s.Get(id); err != nil {
+	target, err := s.Get(id)
+	if err != nil {
 		return Snapshot{}, nil, err
 	}
 	if meta.Kind == "" {
 		meta.Kind = KindRollback
 	}
-	pre, err = s.Snapshot(ctx, meta)
-	if err != nil {
+	if err := validRunID(meta.RunID); err != nil {
 		return Snapshot{}, nil, err
 	}
-	changes, err = s.Restore(ctx, id, pre)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err = s.withShared(func() error {
+		res, err := s.scanTree(ctx, false)
+		if err != nil {
+			return err
+		}
+		held, unheld, err := s.reachWalk(ctx, target, res.tree)
+		if err != nil {
+			return err
+		}
+		tree := res.tree
+		if len(held) > 0 {
+			if tree, err = s.takeIn(ctx, tree, held); err != nil {
+				return err
+			}
+		}
+		rules, err := s.writeRules(res.rules)
+		if err != nil {
+			return err
+		}
+		if pre, err = s.commitSnapshot(meta, tree, res.skipped, rules); err != nil {
+			return err
+		}
+		changes, err = s.restore(ctx, target, pre)
+		changes = append(changes, unheld...)
+		sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+		return err
+	})
 	return pre, changes, err
 }
 
@@ -42,36 +79,50 @@ func (s *Store) Rollback(ctx context.Context, id string, meta Meta) (pre Snapsho
 // deleted, differing files rewritten (atomically and durably, through
 // internal/atomicfile) and missing ones recreated with their parent
 // directories, with their modes; every change resolves beneath the
-// workspace root, so a symlink planted by a command cannot redirect it. What current does not hold is never touched: ignored files,
-// files left out for size, and anything else outside the snapshot; where
-// the target has a file at such a path, the change is reported as
-// ActionKept. Directories emptied by deletions are removed.
+// workspace root, so a symlink planted by a command cannot redirect it.
+// What current does not hold is never touched: where the target has a file
+// at such a path (now over the size cap, or in the way of a directory of
+// ignored files), and where current has a file the target left out for
+// size, the change is reported as ActionKept with its Reason. Directories
+// emptied by deletions are removed. Rollback also reaches files ignored
+// only by rules written after the target; Restore alone does not.
 func (s *Store) Restore(ctx context.Context, id string, current Snapshot) ([]Change, error) {
+	target, err := s.Get(id)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Change
-	err := s.withShared(func() error {
-		target, err := s.resolveTree(id)
-		if err != nil {
-			return err
-		}
-		cur, skipped, err := s.currentTree(ctx, current)
-		if err != nil {
-			return err
-		}
-		changes, err := s.diffTrees(ctx, cur, target)
-		if err != nil {
-			return err
-		}
-		root, err := s.openRoot()
-		if err != nil {
-			return err
-		}
-		defer root.Close()
-		out, err = s.apply(ctx, root, target, changes, skipped)
+	err = s.withShared(func() error {
+		var err error
+		out, err = s.restore(ctx, target, current)
 		return err
 	})
 	return out, err
+}
+
+// restore is Restore under the store's locks.
+func (s *Store) restore(ctx context.Context, target Snapshot, current Snapshot) ([]Change, error) {
+	tgt := plumbing.NewHash(target.Tree)
+	cur, skipped, err := s.currentTree(ctx, current)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := s.diffTrees(ctx, cur, tgt)
+	if err != nil {
+		return nil, err
+	}
+	root, err := s.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	tgtSkipped := make(map[string]bool, len(target.Skipped))
+	for _, p := range target.Skipped {
+		tgtSkipped[p] = true
+	}
+	return s.apply(ctx, root, tgt, changes, skipped, tgtSkipped)
 }
 
 // openRoot opens the workspace as an *os.Root: every change a restore makes
@@ -99,10 +150,11 @@ func (s *Store) currentTree(ctx context.Context, current Snapshot) (plumbing.Has
 	case current.Tree != "":
 		tree, list = plumbing.NewHash(current.Tree), current.Skipped
 	default:
-		var err error
-		if tree, list, err = s.scanTree(ctx); err != nil {
+		res, err := s.scanTree(ctx, false)
+		if err != nil {
 			return tree, nil, err
 		}
+		tree, list = res.tree, res.skipped
 	}
 	skipped := make(map[string]bool, len(list))
 	for _, p := range list {
@@ -111,11 +163,19 @@ func (s *Store) currentTree(ctx context.Context, current Snapshot) (plumbing.Has
 	return tree, skipped, nil
 }
 
-func (s *Store) apply(ctx context.Context, root *os.Root, target plumbing.Hash, changes []Change, skipped map[string]bool) ([]Change, error) {
+// reasonLargeThen: a file the target left out for size, present now under
+// the cap (deleting it would not give it its content of then).
+const reasonLargeThen = "it was over the 10 MiB snapshot cap at the checkpoint: no snapshot holds its content of then"
+
+func (s *Store) apply(ctx context.Context, root *os.Root, target plumbing.Hash, changes []Change, skipped, tgtSkipped map[string]bool) ([]Change, error) {
 	out := make([]Change, 0, len(changes))
 	dirs := map[string]bool{}
 	for _, c := range changes {
 		if c.Action != ActionDeleted {
+			continue
+		}
+		if tgtSkipped[c.Path] {
+			out = append(out, Change{Path: c.Path, Action: ActionKept, Reason: reasonLargeThen})
 			continue
 		}
 		if err := checkRel(c.Path); err != nil {
@@ -164,8 +224,12 @@ func (s *Store) apply(ctx context.Context, root *os.Root, target plumbing.Hash, 
 		}
 		var st fileStat
 		exists := lstatPath(s.abs(c.Path), &st) == nil
-		if skipped[c.Path] || (c.Action == ActionAdded && exists) || !makeParents(root, c.Path) {
-			out = append(out, Change{Path: c.Path, Action: ActionKept})
+		if skipped[c.Path] {
+			out = append(out, Change{Path: c.Path, Action: ActionKept, Reason: reasonTooLargeNow})
+			continue
+		}
+		if (c.Action == ActionAdded && exists) || !makeParents(root, c.Path) {
+			out = append(out, Change{Path: c.Path, Action: ActionKept, Reason: reasonInTheWay})
 			continue
 		}
 		if err := s.writeEntry(root, c.Path, e, exists, &st); err != nil {
@@ -403,7 +467,7 @@ func (s *Store) restoreOne(root *os.Root, rel string, e treeEntry) ([]Change, er
 		}
 	}
 	if (exists && st.isDir()) || !makeParents(root, rel) {
-		return []Change{{Path: rel, Action: ActionKept}}, nil
+		return []Change{{Path: rel, Action: ActionKept, Reason: reasonInTheWay}}, nil
 	}
 	if err := s.writeEntry(root, rel, e, exists, &st); err != nil {
 		return nil, err
@@ -422,7 +486,7 @@ func (s *Store) removeOne(root *os.Root, rel string) ([]Change, error) {
 		return nil, nil
 	}
 	if !(st.isRegular() || st.isLink()) || (st.isRegular() && st.size > MaxFileSize) || s.ignoredPath(rel, false) {
-		return []Change{{Path: rel, Action: ActionKept}}, nil
+		return []Change{{Path: rel, Action: ActionKept, Reason: "no snapshot holds it (ignored, over the 10 MiB cap, or not a file)"}}, nil
 	}
 	if err := root.Remove(filepath.FromSlash(rel)); err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("checkpoint: restore: %w", err)

@@ -15,8 +15,14 @@ import (
 // Snapshot scans the whole workspace and records it as the run's next
 // snapshot. It costs one fstatat per entry: a directory whose own stat data
 // is unchanged is not listed again, a file whose stat data matches the stat
-// cache (or, on a cold start, the user's git index) is not read, and a
-// directory none of whose entries changed keeps its tree without encoding.
+// cache is not read, and a directory none of whose entries changed keeps its
+// tree without encoding.
+//
+// The stat cache is the agent's own (in the agent home, beside the shadow
+// repository). The user's git index is consulted only by a cold scan (no
+// stat cache at all) of kind KindBefore: a snapshot taken after a command
+// or an MCP tool (KindAfter) or before a rollback never takes a blob id from
+// a file that the call could have rewritten.
 func (s *Store) Snapshot(ctx context.Context, meta Meta) (Snapshot, error) {
 	if err := validRunID(meta.RunID); err != nil {
 		return Snapshot{}, err
@@ -25,11 +31,15 @@ func (s *Store) Snapshot(ctx context.Context, meta Meta) (Snapshot, error) {
 	defer s.mu.Unlock()
 	var snap Snapshot
 	err := s.withShared(func() error {
-		tree, skipped, err := s.scanTree(ctx)
+		res, err := s.scanTree(ctx, meta.Kind == KindBefore)
 		if err != nil {
 			return err
 		}
-		snap, err = s.commitSnapshot(meta, tree, skipped)
+		rules, err := s.writeRules(res.rules)
+		if err != nil {
+			return err
+		}
+		snap, err = s.commitSnapshot(meta, res.tree, res.skipped, rules)
 		return err
 	})
 	return snap, err
@@ -50,7 +60,11 @@ type scanner struct {
 	stats   scanStats
 	uidx    *userIndex
 	uidxTry bool
-	cold    bool // no cached state at all: try the user's index at once
+	// useIndex: this scan may take blob ids from the user's git index. Only
+	// a cold scan (no cached state at all) of a before-checkpoint does; see
+	// Snapshot.
+	useIndex bool
+	rules    ruleRecord // every ignore file the scan read
 }
 
 func (s *Store) newScanner(ctx context.Context) *scanner {
@@ -60,36 +74,46 @@ func (s *Store) newScanner(ctx context.Context) *scanner {
 	return &scanner{s: s, ctx: ctx, c: s.stat, start: time.Now().UnixNano(), buf: make([]byte, 32<<10)}
 }
 
+// scanResult is what a full scan found: the root tree, the files left out
+// for size (sorted) and the ignore files it read.
+type scanResult struct {
+	tree    plumbing.Hash
+	skipped []string
+	rules   ruleRecord
+}
+
 // scanTree writes the blobs and trees of the present workspace and returns
-// the root tree and the files left out for size. Everything is read beneath
-// the workspace directory, opened once (see readat.go).
-func (s *Store) scanTree(ctx context.Context) (plumbing.Hash, []string, error) {
+// them with the files left out for size. Everything is read beneath
+// the workspace directory, opened once (see readat.go). mayUseIndex allows
+// a cold scan to take blob ids from the user's git index (see Snapshot).
+func (s *Store) scanTree(ctx context.Context, mayUseIndex bool) (scanResult, error) {
 	sc := s.newScanner(ctx)
 	sc.c.scan++
-	sc.cold = sc.c.dirs[""] == nil
+	sc.useIndex = mayUseIndex && sc.c.dirs[""] == nil
+	sc.rules = ruleRecord{}
 	root, err := openDir(s.workspace)
 	if err != nil {
-		return plumbing.ZeroHash, nil, fmt.Errorf("checkpoint: scan workspace: %w", err)
+		return scanResult{}, fmt.Errorf("checkpoint: scan workspace: %w", err)
 	}
 	defer root.close()
 	var st fileStat
 	if err := root.fstat(&st); err != nil {
-		return plumbing.ZeroHash, nil, fmt.Errorf("checkpoint: scan workspace: %w", err)
+		return scanResult{}, fmt.Errorf("checkpoint: scan workspace: %w", err)
 	}
-	set, fp := s.rootIgnore(root)
+	set, fp := s.rootIgnore(root, sc.rules)
 	h, err := sc.walk("", root, nil, set, fp, false, st.sig())
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return scanResult{}, err
 	}
 	s.lastScan = sc.stats
 	sc.c.sweep()
 	if sc.c.dirty && time.Since(sc.c.lastSave) >= saveEvery {
 		if err := s.saveStat(sc.c, s.gen); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return scanResult{}, err
 		}
 	}
 	sort.Strings(sc.skipped)
-	return h, sc.skipped, nil
+	return scanResult{tree: h, skipped: sc.skipped, rules: sc.rules}, nil
 }
 
 // walkDir is the directory a walk is in.
@@ -144,7 +168,7 @@ func (sc *scanner) walk(rel string, dr *dirReader, parts []string, ign *ignoreSe
 		var own []ignoreRule
 		var tok uint64
 		if slices.Contains(ds.names, ".gitignore") {
-			own, tok = sc.s.loadIgnore(fileAt{dr, ".gitignore"}, parts)
+			own, tok = sc.s.loadIgnore(fileAt{dr, ".gitignore"}, parts, sc.rules, wsKey(rel))
 		}
 		ign, fp = ign.extend(own), mixTok(fp, tok)
 	}
@@ -306,10 +330,13 @@ func gitMode(st *fileStat) filemode.FileMode {
 	return filemode.Regular
 }
 
-// hashEntry finds the blob of a file the cache could not vouch for: from
-// the user's index when it records the same stat data and the shadow store
-// already has the blob, else by reading (relative to its directory, never
-// through a symlink) and storing the file.
+// hashEntry finds the blob of a file the cache could not vouch for: on a
+// cold before-checkpoint, from the user's index when it records the same
+// stat data and the shadow store already has the blob; else by reading
+// (relative to its directory, never through a symlink) and storing the
+// file. A warm scan never consults the index: a command can rewrite a file,
+// stage it, put the old blob id back into .git/index and back-date the
+// file, and the index would then vouch for content the file no longer has.
 func (sc *scanner) hashEntry(e *entState, w *walkDir, name string, st *fileStat, mode filemode.FileMode) error {
 	rel := joinRel(w.rel, name)
 	if !w.attr {
@@ -350,10 +377,9 @@ func (sc *scanner) setFile(e *entState, st *fileStat, mode filemode.FileMode, h 
 	sc.c.dirty = true
 }
 
-// userIndex loads the user's index once enough files missed the stat cache
-// to make its decoding worth it.
+// userIndex loads the user's index, once, for a scan allowed to use it.
 func (sc *scanner) userIndex() *userIndex {
-	if sc.uidxTry || (!sc.cold && sc.stats.hashed < minIndexMisses) {
+	if sc.uidxTry || !sc.useIndex {
 		return sc.uidx
 	}
 	sc.uidxTry = true

@@ -179,7 +179,8 @@ func TestDirectoryCache(t *testing.T) {
 }
 
 // With no stat cache but blobs already stored, the user's git index supplies
-// the ids of files whose stat data it records exactly.
+// a before-checkpoint the ids of files whose stat data it records exactly;
+// an after-checkpoint (a command may have written the index) never uses it.
 func TestUserIndexSavesHashing(t *testing.T) {
 	if !hasGit() {
 		t.Skip("git not installed")
@@ -203,7 +204,7 @@ func TestUserIndexSavesHashing(t *testing.T) {
 	write(t, ws, "d0/f000.txt", "FILE 0\n")
 	_ = os.Chtimes(p, fi.ModTime(), fi.ModTime())
 	s2 := openStore(t, home, ws)
-	snap := mustSnap(t, s2, meta("r", "", KindAfter))
+	snap := mustSnap(t, s2, meta("r", "", KindBefore))
 	if s2.lastScan.fromIndex < 90 {
 		t.Fatalf("only %d files from the user index (hashed %d)", s2.lastScan.fromIndex, s2.lastScan.hashed)
 	}
@@ -212,6 +213,12 @@ func TestUserIndexSavesHashing(t *testing.T) {
 	}
 	if snap.Tree == first.Tree {
 		t.Fatal("change missed")
+	}
+	_ = os.Remove(s2.statPath())
+	s3 := openStore(t, home, ws)
+	mustSnap(t, s3, meta("r", "", KindAfter))
+	if s3.lastScan.fromIndex != 0 || s3.lastScan.hashed < 100 {
+		t.Fatalf("a cold after-checkpoint took %d files from the user index (hashed %d)", s3.lastScan.fromIndex, s3.lastScan.hashed)
 	}
 }
 

@@ -14,10 +14,11 @@ import (
 
 // userIndex is the workspace's own git index, decoded read-only. Where it
 // records a file with the same stat data, the blob id it holds saves
-// hashing the file; it is consulted only when the stat cache misses many
-// files (a cold start), and never when a clean/smudge filter, an eol
-// conversion or autocrlf could make the indexed blob differ from the bytes
-// on disk.
+// hashing the file. Anything in the workspace may have written it, so it is
+// consulted only by a cold scan of a before-checkpoint (no stat cache at
+// all: the first snapshot of a workspace), never by a scan after a command
+// or an MCP tool; and never when a clean/smudge filter, an eol conversion or
+// autocrlf could make the indexed blob differ from the bytes on disk.
 type userIndex struct {
 	sig     fileSig
 	mtime   int64
@@ -25,10 +26,6 @@ type userIndex struct {
 	trusted bool
 	slack   time.Duration // the racy slack of the workspace's file system
 }
-
-// minIndexMisses is how many stat-cache misses make reading the user's
-// index worth its decoding cost.
-const minIndexMisses = 64
 
 // attrKeywords are attributes that make the index blob differ from the file.
 var attrKeywords = [][]byte{[]byte("filter"), []byte("text"), []byte("eol"), []byte("crlf"), []byte("ident"), []byte("working-tree-encoding")}

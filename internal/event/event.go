@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -179,7 +180,10 @@ type AssistantMessageData struct {
 	Step      int           `json:"step"`
 	Text      string        `json:"text"`
 	ToolCalls []ToolCallRef `json:"tool_calls"`
-	Tokens    *TokenCount   `json:"tokens,omitempty"`
+	// Tokens is the provider's usage; nil when it reported none or one
+	// that cannot be true (UsageWarning says what it was).
+	Tokens       *TokenCount `json:"tokens,omitempty"`
+	UsageWarning string      `json:"usage_warning,omitempty"`
 }
 
 type ToolCallData struct {
@@ -349,6 +353,43 @@ type TokenCount struct {
 	// and wrote to its prompt cache (omitted when it reported none).
 	CacheRead  int `json:"cache_read,omitempty"`
 	CacheWrite int `json:"cache_write,omitempty"`
+}
+
+// MaxRequestTokens bounds a plausible count of one request's tokens (any
+// field of its usage): no model reads or writes a hundred million tokens in
+// one request. A provider that reports more, or a negative count, is wrong,
+// and its usage is recorded as unknown.
+const MaxRequestTokens = 100_000_000
+
+// Plausible reports whether every count is within 0..MaxRequestTokens.
+func (t TokenCount) Plausible() bool {
+	for _, v := range []int{t.Input, t.Output, t.CacheRead, t.CacheWrite} {
+		if v < 0 || v > MaxRequestTokens {
+			return false
+		}
+	}
+	return true
+}
+
+// Add adds o to t, each count saturating at the largest int instead of
+// overflowing (negative counts of o are taken as 0).
+func (t *TokenCount) Add(o TokenCount) {
+	t.Input = SatAdd(t.Input, o.Input)
+	t.Output = SatAdd(t.Output, o.Output)
+	t.CacheRead = SatAdd(t.CacheRead, o.CacheRead)
+	t.CacheWrite = SatAdd(t.CacheWrite, o.CacheWrite)
+}
+
+// SatAdd is a + b for token counts: b < 0 adds nothing, and the sum
+// saturates at math.MaxInt instead of wrapping to a negative count.
+func SatAdd(a, b int) int {
+	if b <= 0 {
+		return a
+	}
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 type RunFinishedData struct {

@@ -91,9 +91,11 @@ func setSync(ctx context.Context, c *sql.Conn, full bool) error {
 
 // The statements of an append, prepared once per handle.
 const (
-	sqlLastSeq   = `SELECT last_seq FROM runs WHERE id = ?`
-	sqlInsertEv  = `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
-	sqlUpdateRun = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = tokens_in + ?, tokens_out = tokens_out + ?, status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer) WHERE id = ?`
+	sqlLastSeq  = `SELECT last_seq FROM runs WHERE id = ?`
+	sqlInsertEv = `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
+	// The token sums saturate: SQLite turns an overflowing integer sum into a
+	// REAL, and CAST clamps a REAL too large for an INTEGER to the largest one.
+	sqlUpdateRun = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = CAST(tokens_in + ? AS INTEGER), tokens_out = CAST(tokens_out + ? AS INTEGER), status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer) WHERE id = ?`
 	sqlInsertCP  = `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created) SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`
 	sqlInsertGr  = `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`
 	sqlDeleteGr  = `DELETE FROM grants WHERE run_id = ? AND rule = ?`
@@ -113,8 +115,8 @@ func (d *runDelta) fold(ev *event.Event) {
 		d.steps = max(d.steps, x.Step)
 	case *event.AssistantMessageData:
 		if x.Tokens != nil {
-			d.tokIn += x.Tokens.Input
-			d.tokOut += x.Tokens.Output
+			d.tokIn = event.SatAdd(d.tokIn, x.Tokens.Input)
+			d.tokOut = event.SatAdd(d.tokOut, x.Tokens.Output)
 		}
 	case *event.ToolCallData:
 		d.toolCalls++

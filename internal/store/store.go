@@ -50,11 +50,14 @@ type Store struct {
 	db *sql.DB
 	// app is the connection every append of this process commits on (see
 	// append.go), so the journal's pages stay in one cache.
-	app    appender
-	path   string
-	home   string
-	notice string
-	mode   fs.FileMode
+	app  appender
+	path string
+	home string
+	// readOnly: opened by OpenRead on a state directory that cannot be
+	// written.
+	readOnly bool
+	notice   string
+	mode     fs.FileMode
 }
 
 // Open opens (creating if needed) the journal under home.

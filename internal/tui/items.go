@@ -233,8 +233,11 @@ func (t *transcriptState) apply(ev event.Event) {
 			t.add(&entry{kind: itemAssistant, text: d.Text, seq: ev.Seq})
 		}
 		if d.Tokens != nil {
-			t.tokens.Input += d.Tokens.Input
-			t.tokens.Output += d.Tokens.Output
+			t.tokens.Input = event.SatAdd(t.tokens.Input, d.Tokens.Input)
+			t.tokens.Output = event.SatAdd(t.tokens.Output, d.Tokens.Output)
+		}
+		if d.UsageWarning != "" {
+			t.notice("warning: %s", d.UsageWarning)
 		}
 		for _, c := range d.ToolCalls {
 			e := t.cards[c.ID]

@@ -298,9 +298,14 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case rollbackDoneMsg:
-		if msg.err != nil {
+		switch {
+		case msg.err != nil:
 			m.tr.add(&entry{kind: itemError, text: "rollback failed: " + msg.err.Error()})
-		} else {
+		case msg.res.Incomplete():
+			m.tr.add(&entry{kind: itemError, text: fmt.Sprintf("rollback incomplete: rolled back %d files, but %d paths are not as they were at the checkpoint (move them out of the way and roll back again):\n%s",
+				len(msg.res.Files), len(msg.res.NotRestored), strings.TrimRight(msg.res.NotRestoredText(), "\n"))})
+			m.flash = fmt.Sprintf("rollback incomplete: %d paths not restored; %s undo rollback is in /checkpoints", len(msg.res.NotRestored), theme.GlyphUndo)
+		default:
 			m.flash = fmt.Sprintf("rolled back %d files; %s undo rollback is in /checkpoints", len(msg.res.Files), theme.GlyphUndo)
 		}
 		m.overlay = overlayNone
