@@ -45,6 +45,8 @@ const (
 	detNuGet
 	detCurl
 	detVault
+	detDiscordWebhook
+	detPgpass
 )
 
 // kwEntry is one prefilter keyword (lower case) and the detector it runs.
@@ -96,6 +98,8 @@ var staticKeywords = sync.OnceValue(func() []kwEntry {
 	add(detNuGet, `<add key="`)
 	add(detCurl, "curl")
 	add(detVault, "vault")
+	add(detDiscordWebhook, "/webhooks/")
+	add(detPgpass, ":5432:", ":5433:", ":5434:", ":6432:", ":*:")
 	kws = append(kws, prefixKeywords()...)
 	kws = append(kws, ctxKeywords()...)
 	kws = append(kws, nearKeywords()...)
@@ -306,6 +310,10 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 		sc.curl(s, e)
 	case detVault:
 		sc.vault(s, e)
+	case detDiscordWebhook:
+		sc.discordWebhook(s, e)
+	case detPgpass:
+		sc.pgpass(s, e)
 	}
 }
 

@@ -12,9 +12,10 @@ import "bytes"
 // Text without those marks is scanned once, as before.
 
 // needsNormalise reports whether b holds anything normalise would change
-// that matters to detection: an ESC, "\/" or "\u00".
+// that matters to detection: an ESC, "\/", "\u00" or a percent-encoded
+// slash.
 func needsNormalise(b []byte) bool {
-	if bytes.IndexByte(b, 0x1b) >= 0 {
+	if bytes.IndexByte(b, 0x1b) >= 0 || bytes.Contains(b, []byte("%2F")) || bytes.Contains(b, []byte("%2f")) {
 		return true
 	}
 	for i := 0; ; {
@@ -38,7 +39,8 @@ type normalised struct {
 
 // normalise removes terminal escape sequences (CSI, OSC, DCS/SOS/PM/APC
 // strings and two- and three-byte ESC sequences) and decodes JSON string
-// escapes (\" \\ \/ \b \f \n \r \t and \u00XX below 0x80) of b. Other
+// escapes (\" \\ \/ \b \f \n \r \t and \u00XX below 0x80) and the
+// percent-encoded URL delimiters (%2F %3A %40 %3D %3F %26 %2B) of b. Other
 // backslashes and \u escapes stay as they are: secrets are ASCII.
 func normalise(b []byte) normalised {
 	n := normalised{
@@ -57,6 +59,12 @@ func normalise(b []byte) normalised {
 		case 0x1b:
 			i = skipEscape(b, i)
 			continue
+		case '%':
+			if d, ok := percentByte(b, i); ok {
+				emit(d, i, i+3)
+				i += 3
+				continue
+			}
 		case '\\':
 			if i+1 < len(b) {
 				if d, l := decodeJSONEscape(b[i:]); l > 0 {
@@ -204,4 +212,21 @@ func (n *normalised) mapSpan(s, e int) (int, int) {
 		return 0, 0
 	}
 	return int(n.start[s]), int(n.end[e-1])
+}
+
+// percentByte decodes the percent-encoded URL delimiter at b[i:], if any.
+func percentByte(b []byte, i int) (byte, bool) {
+	if i+2 >= len(b) {
+		return 0, false
+	}
+	hi, ok1 := hexVal(b[i+1])
+	lo, ok2 := hexVal(b[i+2])
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	switch c := hi<<4 | lo; c {
+	case '/', ':', '@', '=', '?', '&', '+':
+		return c, true
+	}
+	return 0, false
 }
