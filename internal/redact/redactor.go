@@ -37,6 +37,7 @@ const (
 	KindPhone             = "phone"
 	KindCreditCard        = "credit-card"
 	KindInternalDomain    = "internal-domain"
+	KindRedactKey         = "redact-key" // the fingerprint key itself, hex or base64
 )
 
 // priority decides the kind of a merged span when findings overlap: the most
@@ -115,7 +116,16 @@ func New(cfg Config) *Redactor {
 	}
 	cfg.InternalDomains = slices.Clone(cfg.InternalDomains)
 	r := &Redactor{key: slices.Clone(key), cfg: cfg, seen: map[string]bool{}, perKind: map[string]int64{}}
-	r.engine.Store(newEngine(cfg, nil))
+	// The key itself is a known secret wherever it shows (a command that
+	// printed redact.key): with it, a placeholder's fingerprint would
+	// confirm a guess of a weak secret.
+	for _, v := range keyForms(r.key) {
+		if knownValueOK(v) && !r.seen[v] {
+			r.seen[v] = true
+			r.known = append(r.known, knownValue{value: v, kind: KindRedactKey})
+		}
+	}
+	r.engine.Store(newEngine(cfg, r.known))
 	return r
 }
 
