@@ -1,6 +1,9 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/base64"
+)
 
 // Detectors of issue 19: Discord webhooks, .pgpass lines, and short .env
 // values under secret-named keys (called from generic).
@@ -81,4 +84,31 @@ func pgpassField(b []byte, i, le int) int {
 		i++
 	}
 	return min(i, le)
+}
+
+// jwtBase64: a JWT encoded once more in base64 (Kubernetes Secret data,
+// config blobs): base64 of "eyJ..." starts with "ZXlK"; the run must decode
+// to a JWT's dotted base64url segments.
+func (sc *scanner) jwtBase64(s int) {
+	b := sc.b
+	if !hasPrefixAt(b, s, "ZXlK") || !boundaryBefore(b, s, cB64) {
+		return
+	}
+	j := spanOf(b, s, cB64, 16384)
+	k := spanOf(b, j, cEq, 2)
+	if j-s < 40 || !boundaryAfter(b, k, cB64) {
+		return
+	}
+	enc := b[s:j]
+	enc = enc[:len(enc)-len(enc)%4]
+	dec := make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
+	n, err := base64.StdEncoding.Decode(dec, enc)
+	if err != nil {
+		return
+	}
+	dec = dec[:n]
+	if !bytes.HasPrefix(dec, []byte("eyJ")) || bytes.IndexByte(dec, '.') < 8 || !all(dec, cB64URL|cDot) {
+		return
+	}
+	sc.add(s, k, KindJWT)
 }

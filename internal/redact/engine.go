@@ -47,6 +47,7 @@ const (
 	detVault
 	detDiscordWebhook
 	detPgpass
+	detJWTBase64
 )
 
 // kwEntry is one prefilter keyword (lower case) and the detector it runs.
@@ -99,6 +100,7 @@ var staticKeywords = sync.OnceValue(func() []kwEntry {
 	add(detCurl, "curl")
 	add(detVault, "vault")
 	add(detDiscordWebhook, "/webhooks/")
+	add(detJWTBase64, "zxlk")
 	add(detPgpass, ":5432:", ":5433:", ":5434:", ":6432:", ":*:")
 	kws = append(kws, prefixKeywords()...)
 	kws = append(kws, ctxKeywords()...)
@@ -314,6 +316,8 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 		sc.discordWebhook(s, e)
 	case detPgpass:
 		sc.pgpass(s, e)
+	case detJWTBase64:
+		sc.jwtBase64(s)
 	}
 }
 

@@ -61,8 +61,23 @@ func (sc *scanner) generic(s, e int) {
 		if i >= n {
 			return
 		}
+		if is(b[i], cAlpha) && ke-ks >= 3 {
+			// a typed declaration: var apiToken string = "..."
+			w := spanOf(b, i, cAlpha, 8)
+			if t := string(b[i:w]); t == "string" || t == "String" || t == "str" {
+				if j := skipSpaces(b, w); j > w && j+1 < n && b[j] == '=' && b[j+1] != '=' {
+					i = j
+				}
+			}
+		}
 		op = i
 		switch c := b[i]; {
+		case c == ':' && hasPrefixAt(b, i, ":::="):
+			i += 4 // make's assignment operators
+		case c == ':' && hasPrefixAt(b, i, "::="):
+			i += 3
+		case (c == '.' || c == '?' || c == '+') && i+1 < n && b[i+1] == '=' && i > ke:
+			i += 2 // PHP's .=, make's ?= and +=
 		case c == ',' && i > ke && ks > 0 && b[ks-1] == b[ke] && defineCall(b, ks-1):
 			i++ // define('DB_PASSWORD', 'value'), env("API_TOKEN", "value")
 		case c == ':' && i+1 < n && b[i+1] == '=':
@@ -94,6 +109,11 @@ func (sc *scanner) generic(s, e int) {
 		}
 	}
 	i = skipSpaces(b, i)
+	if xml {
+		for i < n && is(b[i], cWS) {
+			i++ // <token>\n    value\n</token>
+		}
+	}
 	vs, ve, quoted, ok := readValue(b, i)
 	if !ok {
 		return
@@ -187,6 +207,9 @@ func readValue(b []byte, i int) (vs, ve int, quoted, ok bool) {
 	if q == 0 {
 		j := i
 		for j < lim && bareValueChar(b[j]) {
+			if b[j] == '\\' && j+1 < n && (b[j+1] == 'n' || b[j+1] == 'r' || b[j+1] == 't' || b[j+1] == '"') {
+				break // the value ends a line of a JSON-escaped file: "X_TOKEN=...\nNEXT=1"
+			}
 			j++
 		}
 		return vs, j, false, j > vs
@@ -289,7 +312,8 @@ func (sc *scanner) credentials(i, minLen int, kind string) {
 
 // defineCall reports whether the quote at q opens the first argument of a
 // call that sets a named value: PHP's define('DB_PASSWORD', '...'),
-// Laravel's env('DB_PASSWORD', '...'), setenv, setdefault, putenv.
+// Laravel's env('DB_PASSWORD', '...'), setenv, setdefault, putenv, Java's
+// System.setProperty("API_TOKEN", "..."), map put and set.
 func defineCall(b []byte, q int) bool {
 	i := q
 	for i > 0 && b[i-1] == ' ' {
@@ -303,7 +327,7 @@ func defineCall(b []byte, q int) bool {
 		i--
 	}
 	name := b[startOf(b, i, cIdent, 16):i]
-	for _, w := range []string{"define", "env", "setenv", "setdefault", "putenv", "set_env"} {
+	for _, w := range []string{"define", "env", "setenv", "setdefault", "putenv", "set_env", "setproperty", "put", "set"} {
 		if len(name) == len(w) && hasPrefixFold(name, 0, w) {
 			return true
 		}

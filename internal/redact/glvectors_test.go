@@ -19,6 +19,9 @@ type glVector struct {
 	Text    string   `json:"text"`
 	Path    string   `json:"path"`
 	Secrets []string `json:"secrets"`
+	// FlaggedBy: the rules of gitleaks' whole default configuration that
+	// flag this false positive (it is a token of another kind).
+	FlaggedBy []string `json:"flagged_by"`
 }
 
 // Goals of issue 19 on gitleaks' vectors.
@@ -32,7 +35,9 @@ const (
 // (GITLEAKS_VECTORS names the file; scripts/gitleaks-vectors.sh makes it):
 // a true positive counts as found when every secret gitleaks' rule finds in
 // it is gone from Redact's output, a false positive as redacted when
-// Redact changes it at all. It fails below the goals of issue 19 and lists,
+// Redact changes it at all. False positives of one rule that gitleaks'
+// whole default configuration flags under another (a Cloudflare global key
+// among cloudflare-api-key's) are not counted. It fails below the goals of issue 19 and lists,
 // per rule, what falls short.
 func TestGitleaksVectors(t *testing.T) {
 	path := os.Getenv("GITLEAKS_VECTORS")
@@ -45,7 +50,7 @@ func TestGitleaksVectors(t *testing.T) {
 	}
 	defer f.Close()
 	r := New(Config{})
-	type tally struct{ tp, tpMiss, fp, fpHit int }
+	type tally struct{ tp, tpMiss, fp, fpHit, fpOther int }
 	per := map[string]*tally{}
 	var missed, flagged []string
 	sc := bufio.NewScanner(f)
@@ -61,6 +66,10 @@ func TestGitleaksVectors(t *testing.T) {
 		k := per[v.Rule]
 		out := r.Redact(v.Text)
 		if !v.TP {
+			if len(v.FlaggedBy) > 0 {
+				k.fpOther++ // gitleaks flags it too, under another rule
+				continue
+			}
 			k.fp++
 			if out != v.Text {
 				k.fpHit++
@@ -97,12 +106,13 @@ func TestGitleaksVectors(t *testing.T) {
 		tot.tpMiss += k.tpMiss
 		tot.fp += k.fp
 		tot.fpHit += k.fpHit
+		tot.fpOther += k.fpOther
 	}
 	slices.Sort(rules)
 	recall := float64(tot.tp-tot.tpMiss) / float64(max(tot.tp, 1))
 	fpShare := float64(tot.fpHit) / float64(max(tot.fp, 1))
-	t.Logf("gitleaks vectors: %d rules; true positives found %d of %d (recall %.4f); false positives redacted %d of %d (%.1f %%)",
-		len(per), tot.tp-tot.tpMiss, tot.tp, recall, tot.fpHit, tot.fp, 100*fpShare)
+	t.Logf("gitleaks vectors: %d rules; true positives found %d of %d (recall %.4f); false positives redacted %d of %d (%.1f %%; %d more that gitleaks' whole configuration flags under another rule left out)",
+		len(per), tot.tp-tot.tpMiss, tot.tp, recall, tot.fpHit, tot.fp, 100*fpShare, tot.fpOther)
 	for _, id := range rules {
 		if k := per[id]; k.tpMiss > 0 || k.fpHit > 0 {
 			t.Logf("  %-40s tp missed %d of %d, fp redacted %d of %d", id, k.tpMiss, k.tp, k.fpHit, k.fp)
