@@ -26,6 +26,10 @@ func (sc *scanner) slackToken(s int) {
 		return
 	}
 	body := b[s+m[2] : s+m[3]]
+	tok := b[s : s+m[1]]
+	if end := s + m[1]; end < len(b) && b[end] == '#' || len(tok) >= 4 && hasPrefixFold(tok, len(tok)-4, "here") || len(tok) < 16 {
+		return // a documentation placeholder: xoxb-12345-abcd234, xoxp-...-####, xoxe.xoxp-1-TOKENHERE
+	}
 	if classes(body)&cDigit != 0 && entropy(body) >= 3.0 && boundaryAfter(b, s+m[1], cIdent) {
 		sc.add(s, s+m[1], KindSlackToken)
 	}

@@ -297,7 +297,9 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 	case detPrefix:
 		sc.prefix(s, e, kw.arg)
 	case detCtx:
-		sc.ctx(e, kw.arg)
+		if wordStart(sc.b, s) {
+			sc.ctx(e, kw.arg)
+		}
 	case detNear:
 		sc.near(s, e, kw.arg)
 	case detTelegram:

@@ -313,7 +313,8 @@ func (sc *scanner) credentials(i, minLen int, kind string) {
 // defineCall reports whether the quote at q opens the first argument of a
 // call that sets a named value: PHP's define('DB_PASSWORD', '...'),
 // Laravel's env('DB_PASSWORD', '...'), setenv, setdefault, putenv, Java's
-// System.setProperty("API_TOKEN", "..."), map put and set.
+// System.setProperty("API_TOKEN", "..."), map put and set, and the default
+// of getenv("API_TOKEN", "...").
 func defineCall(b []byte, q int) bool {
 	i := q
 	for i > 0 && b[i-1] == ' ' {
@@ -327,7 +328,7 @@ func defineCall(b []byte, q int) bool {
 		i--
 	}
 	name := b[startOf(b, i, cIdent, 16):i]
-	for _, w := range []string{"define", "env", "setenv", "setdefault", "putenv", "set_env", "setproperty", "put", "set"} {
+	for _, w := range []string{"define", "env", "setenv", "setdefault", "putenv", "set_env", "setproperty", "put", "set", "getenv", "getenvordefault", "getordefault"} {
 		if len(name) == len(w) && hasPrefixFold(name, 0, w) {
 			return true
 		}

@@ -177,8 +177,8 @@ func (sc *scanner) prefix(s, e int, ri int32) {
 		}
 	}
 	start := s - r.back
-	if start < 0 || !boundaryBefore(b, start, r.head) {
-		return
+	if start < 0 || !boundaryBefore(b, start, r.head) || start > 0 && b[start-1] == '.' && r.head&cDot == 0 && hasPrefixAt(b, start, "ico-") {
+		return // video_box.ico-<hash>.png: a file name, not an Infracost key
 	}
 	if r.dot > 0 && (start+r.dot >= len(b) || b[start+r.dot] != '.') {
 		return

@@ -85,7 +85,7 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 		}
 		return len(v) >= 24 && entropy(v) >= 4.0 && !wordish(v)
 	}
-	if wordish(v) || constantCase(v) || !pw && longWords(v) >= 3 && nameLike(v) {
+	if wordish(v) || constantCase(v) || !pw && longWords(v) >= 3 && nameLike(v) || sequential(v) {
 		return false
 	}
 	if t := bytes.TrimRight(v, "."); !quoted && codeName(t) {
