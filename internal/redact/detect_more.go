@@ -64,7 +64,7 @@ func (sc *scanner) pgpass(s, e int) {
 		return
 	}
 	for _, f := range fields {
-		if bytes.IndexAny(f, " \t\"'") >= 0 {
+		if bytes.ContainsAny(f, " \t\"'") {
 			return
 		}
 	}
