@@ -297,7 +297,7 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 	case detPrefix:
 		sc.prefix(s, e, kw.arg)
 	case detCtx:
-		if wordStart(sc.b, s) {
+		if wordStart(sc.b, s) && !splitsCamelWord(sc.b, e) {
 			sc.ctx(e, kw.arg)
 		}
 	case detNear:

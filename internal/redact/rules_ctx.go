@@ -308,3 +308,10 @@ func wordStart(b []byte, s int) bool {
 	}
 	return is(b[s-1], cLower|cDigit) && is(b[s], cUpper)
 }
+
+// splitsCamelWord reports whether a keyword hit ending at e ends on the
+// first letter of a camel-case word (sumO|bj, sumO|fExposures): the word
+// is another one.
+func splitsCamelWord(b []byte, e int) bool {
+	return e >= 2 && e < len(b) && is(b[e-1], cUpper) && is(b[e-2], cLower) && is(b[e], cLower)
+}

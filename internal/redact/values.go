@@ -276,7 +276,7 @@ func sequential(v []byte) bool {
 // placeholderFragments mark documentation values: "your-token-here",
 // "<insert key>", "xxxxxxxx", "example-secret".
 var placeholderFragments = []string{
-	"example", "placeholder", "dummy", "xxxx", "****", "....", "redacted",
+	"example", "placeholder", "dummy", "xxxx", "****", "####", "....", "redacted",
 	"your_", "your-", "yourtoken", "yourkey", "yourpass", "changeme", "replace",
 	"insert", "sample", "<", ">",
 }
