@@ -257,3 +257,39 @@ func TestNormaliseJSONRoundTrip(t *testing.T) {
 		t.Fatal("escaped slashes not seen")
 	}
 }
+
+// TestWriterSeen: coloured and escaped secrets written through the
+// streaming writers in small pieces are redacted as in one piece.
+func TestWriterSeen(t *testing.T) {
+	r := New(Config{Key: make([]byte, KeySize)})
+	pw := randAlnum(20)
+	wh := "T" + randUpDigit(10) + "/B" + randUpDigit(10) + "/" + randAlnum(24)
+	text := strings.Repeat("some log line before\n", 20) +
+		grepColour("config/app.yml", "  password: "+pw, "password") +
+		jqColour("client_secret", pw+"x") +
+		`{"url": "https:\/\/hooks.slack.com\/services\/` + strings.ReplaceAll(wh, "/", `\/`) + `"}` + "\n" +
+		strings.Repeat("some log line after\n", 20)
+	secrets := []string{pw, wh[strings.LastIndex(wh, "/")+1:]}
+	for _, live := range []bool{false, true} {
+		for _, chunk := range []int{1, 7, 64} {
+			var out bytes.Buffer
+			w := r.NewWriter(&out)
+			if live {
+				w = r.NewLiveWriter(&out)
+			}
+			for i := 0; i < len(text); i += chunk {
+				if _, err := w.Write([]byte(text[i:min(i+chunk, len(text))])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range secrets {
+				if strings.Contains(seenText(out.String()), s) {
+					t.Errorf("live=%v chunk=%d: %q not redacted:\n%q", live, chunk, s, out.String())
+				}
+			}
+		}
+	}
+}
