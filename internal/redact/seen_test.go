@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -290,6 +291,51 @@ func TestWriterSeen(t *testing.T) {
 					t.Errorf("live=%v chunk=%d: %q not redacted:\n%q", live, chunk, s, out.String())
 				}
 			}
+		}
+	}
+}
+
+// TestGitleaksVectorForms: forms from gitleaks' rule vectors that the
+// engine now gets right, checked without the vectors file.
+func TestGitleaksVectorForms(t *testing.T) {
+	r := New(Config{Key: make([]byte, KeySize)})
+	tok := randAlnum(32)
+	for _, s := range []string{
+		`$apiToken .= "` + tok + `"`,
+		`API_TOKEN ::= "` + tok + `"`,
+		`API_TOKEN ?= "` + tok + `"`,
+		`var apiToken string = "` + tok + `"`,
+		`System.setProperty("API_TOKEN", "` + tok + `")`,
+		`utils.GetEnvOrDefault("api_token", "` + tok + `")`,
+		"<apiToken>\n    " + tok + "\n</apiToken>",
+		`{"config.ini": "API_TOKEN=` + tok + `\nBACKUP_ENABLED=true"}`,
+		"AGE-SECRET-KEY-1" + strings.Repeat("Q", 58),
+	} {
+		if got := r.Redact(s); strings.Contains(got, tok) || strings.Contains(got, strings.Repeat("Q", 58)) {
+			t.Errorf("not redacted: %q -> %q", s, got)
+		}
+	}
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ." + randAlnum(43)
+	b64 := base64.StdEncoding.EncodeToString([]byte(jwt))
+	if got := r.Redact("token: " + b64[:len(b64)/2] + b64[len(b64)/2:] + "\n"); strings.Contains(got, b64[:40]) {
+		t.Errorf("base64 of a JWT not redacted: %q", got)
+	}
+	for _, s := range []string{
+		"rookTable = 0023452Lllk2KqjLBvaxANWEgTd7bqjsxjo8aZj0wd",
+		`SetSysctl = "qlikwcnaxo57cid5fvkh4r9b"`,
+		"ReactNativeCameraKit: f15a5a04b0f6dc6073e6db0296e6ef2d8b8d2522",
+		"sumObj = suGyI5imvADdvU",
+		"apiVersion: v1\nkind: secret\ndata:\n\textra: YmFyCg==\n",
+		"curl -i -u 'test:test'", `curl -sL --user "$1:$2" "$3"`, "curl -u <user:password> https://test.com/", "curl -u username:token",
+		`public_key = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"`, "primaryKey=XL9-JqoFGLD-M-WTIY1isR2V6tLN3O",
+		"csrf-token=Mj2qykJO5rELyHgezQ69nzUX0i3OH67V7+V4eUrLfpuyOuxmiW9rhROG/Whikle15syazJOkrjJa3U2AbhIvUw==",
+		"xoxb-12345-abcd234", `"token4": "xoxp-572370529330-573807301142-572331691188-####################"`,
+		"xoxe.xoxp-1-SlackAppConfigurationAccessTokenHere", `"secret_key" => "sk_abcdefghijklmnopqrstuvwxyz123"`,
+		`<add key="ClearTextPassword" value="abc" />`, "http://assets.example.com/video_box.ico-7a388b69018576d24b59331fd60aab0c.png",
+		`telegram_api_token = "clm67062:AgencyIdentificationCodeContentType"`, "AIzaSyabcdefghijklmnopqrstuvwxyz1234567",
+	} {
+		if got := r.Redact(s); got != s {
+			t.Errorf("redacted: %q -> %q", s, got)
 		}
 	}
 }
