@@ -27,7 +27,7 @@ func commandSandbox(set *Settings, warn func(string)) (*sandbox.Sandbox, []strin
 	}
 	det := redact.New(redact.Config{}) // the detectors alone: no known values, no PII
 	env, _ := sandbox.ScrubEnv(os.Environ(), set.Sandbox.EnvAllow, func(name, value string) bool {
-		if redact.SecretEnvName(name) {
+		if redact.SecretEnv(name, value) {
 			return true
 		}
 		for _, f := range det.Find([]byte(value)) {

@@ -462,3 +462,36 @@ func BenchmarkRedactMixedKnown100(b *testing.B) {
 		r.RedactBytes(data)
 	}
 }
+
+// BenchmarkNeedsNormalise is the cost issue 19's escape check adds to every
+// scan of text without escapes (the mixed corpus has none).
+func BenchmarkNeedsNormalise(b *testing.B) {
+	data, _ := mixedData()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if needsNormalise(data) {
+			b.Fatal("the mixed corpus has escapes")
+		}
+	}
+}
+
+// BenchmarkRedactColoured redacts the mixed corpus with a colour code on
+// every 50th line: the whole buffer takes the second, normalised pass.
+func BenchmarkRedactColoured(b *testing.B) {
+	data, _ := mixedData()
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	var buf bytes.Buffer
+	for i, l := range lines {
+		if i%50 == 0 {
+			buf.WriteString("\x1b[32m")
+		}
+		buf.Write(l)
+	}
+	col := buf.Bytes()
+	r := New(Config{Key: testKey})
+	b.SetBytes(int64(len(col)))
+	b.ResetTimer()
+	for b.Loop() {
+		r.RedactBytes(col)
+	}
+}

@@ -89,9 +89,27 @@ func (sc *scanner) googleAPI(s int) {
 	if end > len(b) || spanOf(b, s+4, cB64URL, 35) != end || !boundaryAfter(b, end, cB64URL) {
 		return
 	}
+	if publicGoogleKeys[string(b[s:end])] {
+		sc.addExample(s, end, KindGoogleAPIKey)
+		return
+	}
 	if entropy(b[s+4:end]) >= 3.5 {
 		sc.add(s, end, KindGoogleAPIKey)
 	}
+}
+
+// publicGoogleKeys are browser API keys published in Google's and
+// Firebase's samples and SDKs, listed as non-secrets by gitleaks'
+// gcp-api-key rule (v8.30.1): documented values, reported, not redacted.
+var publicGoogleKeys = map[string]bool{
+	"AIzaSyabcdefghijklmnopqrstuvwxyz1234567": true, "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs": true,
+	"AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM": true, "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU": true,
+	"AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0": true, "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A": true,
+	"AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c": true, "AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4": true,
+	"AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY": true, "AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM": true,
+	"AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ": true, "AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g": true,
+	"AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU": true, "AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw": true,
+	"AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE": true, "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY": true,
 }
 
 // gcp: the "private_key" and "private_key_id" values of a service-account

@@ -161,6 +161,9 @@ func (sc *scanner) k8sSecret(s, e int) {
 	if !boundaryAfter(b, e, cIdent) || e <= sc.k8sDone {
 		return // SecretProviderClass, SecretStore; or this manifest is done
 	}
+	if string(b[e-6:e]) != "Secret" && !(e > 6 && string(b[e-7:e-1]) == "Secret") {
+		return // kinds are case-sensitive: "kind: secret" is no Kubernetes Secret
+	}
 	from := max(0, s-8<<10)
 	if k := bytes.LastIndex(b[from:s], []byte("\n---")); k >= 0 {
 		from += k + 4
@@ -341,7 +344,7 @@ func (sc *scanner) nuget(e int) {
 	v := b[i+1 : i+1+ve]
 	switch keyTier(key) {
 	case tierPassword:
-		if !placeholderPassword(v) {
+		if len(v) >= 4 && !placeholderPassword(v) && !containsFold(v, "password") {
 			sc.add(i+1, i+1+ve, KindNuGetPassword)
 		}
 	case tierStrong:
@@ -419,7 +422,25 @@ func (sc *scanner) curlUser(i, to int) {
 		return
 	}
 	ps := vs + colon + 1
-	if pw := b[ps:ve]; len(pw) > 0 && !placeholderPassword(pw) {
+	if pw := b[ps:ve]; len(pw) > 0 && !placeholderPassword(pw) && !curlPlaceholder(b[vs:ps-1], pw) {
 		sc.add(ps, ve, KindGenericSecret)
 	}
+}
+
+// curlPlaceholder reports a -u user:password whose password stands for
+// one: the user name again (test:test), a shell argument ($2), the end of
+// <user:password>, or the word for what goes there (username:token).
+func curlPlaceholder(user, pw []byte) bool {
+	if bytes.Equal(user, pw) || bytes.IndexByte(pw, '>') >= 0 || bytes.IndexByte(user, '<') >= 0 {
+		return true
+	}
+	if pw[0] == '$' && len(pw) > 1 && all(pw[1:], cDigit) {
+		return true
+	}
+	for _, w := range []string{"token", "password", "passwd", "pass", "secret", "apikey", "api_key", "key", "pw", "pwd"} {
+		if len(pw) == len(w) && hasPrefixFold(pw, 0, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -26,6 +26,13 @@ func (sc *scanner) slackToken(s int) {
 		return
 	}
 	body := b[s+m[2] : s+m[3]]
+	tok := b[s : s+m[1]]
+	if (hasPrefixAt(tok, 0, "xoxb-") || hasPrefixAt(tok, 0, "xoxp-")) && spanOf(tok, 5, cDigit, 16)-5 < 8 {
+		return // bot and user tokens start with a team or user id: xoxb-12345-abcd234 is an example
+	}
+	if end := s + m[1]; end < len(b) && b[end] == '#' || len(tok) >= 4 && hasPrefixFold(tok, len(tok)-4, "here") || len(tok) < 16 {
+		return // a documentation placeholder: xoxb-12345-abcd234, xoxp-...-####, xoxe.xoxp-1-TOKENHERE
+	}
 	if classes(body)&cDigit != 0 && entropy(body) >= 3.0 && boundaryAfter(b, s+m[1], cIdent) {
 		sc.add(s, s+m[1], KindSlackToken)
 	}

@@ -45,6 +45,9 @@ const (
 	detNuGet
 	detCurl
 	detVault
+	detDiscordWebhook
+	detPgpass
+	detJWTBase64
 )
 
 // kwEntry is one prefilter keyword (lower case) and the detector it runs.
@@ -96,6 +99,9 @@ var staticKeywords = sync.OnceValue(func() []kwEntry {
 	add(detNuGet, `<add key="`)
 	add(detCurl, "curl")
 	add(detVault, "vault")
+	add(detDiscordWebhook, "/webhooks/")
+	add(detJWTBase64, "zxlk")
+	add(detPgpass, ":5432:", ":5433:", ":5434:", ":6432:", ":*:")
 	kws = append(kws, prefixKeywords()...)
 	kws = append(kws, ctxKeywords()...)
 	kws = append(kws, nearKeywords()...)
@@ -291,7 +297,9 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 	case detPrefix:
 		sc.prefix(s, e, kw.arg)
 	case detCtx:
-		sc.ctx(e, kw.arg)
+		if wordStart(sc.b, s) && !splitsCamelWord(sc.b, e) {
+			sc.ctx(e, kw.arg)
+		}
 	case detNear:
 		sc.near(s, e, kw.arg)
 	case detTelegram:
@@ -306,6 +314,12 @@ func (sc *scanner) dispatch(kw *kwEntry, s, e int) {
 		sc.curl(s, e)
 	case detVault:
 		sc.vault(s, e)
+	case detDiscordWebhook:
+		sc.discordWebhook(s, e)
+	case detPgpass:
+		sc.pgpass(s, e)
+	case detJWTBase64:
+		sc.jwtBase64(s)
 	}
 }
 

@@ -53,6 +53,7 @@ func (sc *scanner) generic(s, e int) {
 		i++
 	}
 	flag := len(key) > 2 && key[0] == '-' && key[1] == '-'
+	op := -1
 	if flag && i < n && b[i] == ' ' {
 		i++
 	} else {
@@ -60,7 +61,25 @@ func (sc *scanner) generic(s, e int) {
 		if i >= n {
 			return
 		}
+		if is(b[i], cAlpha) && ke-ks >= 3 {
+			// a typed declaration: var apiToken string = "..."
+			w := spanOf(b, i, cAlpha, 8)
+			if t := string(b[i:w]); t == "string" || t == "String" || t == "str" {
+				if j := skipSpaces(b, w); j > w && j+1 < n && b[j] == '=' && b[j+1] != '=' {
+					i = j
+				}
+			}
+		}
+		op = i
 		switch c := b[i]; {
+		case c == ':' && hasPrefixAt(b, i, ":::="):
+			i += 4 // make's assignment operators
+		case c == ':' && hasPrefixAt(b, i, "::="):
+			i += 3
+		case (c == '.' || c == '?' || c == '+') && i+1 < n && b[i+1] == '=' && i > ke:
+			i += 2 // PHP's .=, make's ?= and +=
+		case c == ',' && i > ke && ks > 0 && b[ks-1] == b[ke] && defineCall(b, ks-1):
+			i++ // define('DB_PASSWORD', 'value'), env("API_TOKEN", "value")
 		case c == ':' && i+1 < n && b[i+1] == '=':
 			i += 2
 		case c == '=' && i+1 < n && b[i+1] == '>':
@@ -90,8 +109,22 @@ func (sc *scanner) generic(s, e int) {
 		}
 	}
 	i = skipSpaces(b, i)
+	if xml {
+		for i < n && is(b[i], cWS) {
+			i++ // <token>\n    value\n</token>
+		}
+	}
 	vs, ve, quoted, ok := readValue(b, i)
-	if !ok || ve-vs < 8 {
+	if !ok {
+		return
+	}
+	if (string(key) == "PWD" || string(key) == "OLDPWD") && (b[vs] == '/' || b[vs] == '~') {
+		return // the shell's working directory, not a password
+	}
+	if ve-vs < 8 {
+		if op == ke && b[op] == '=' && shortEnvValue(b, ks, ke, vs, ve, quoted) {
+			sc.add(vs, ve, KindGenericSecret)
+		}
 		return
 	}
 	v := b[vs:ve]
@@ -174,6 +207,9 @@ func readValue(b []byte, i int) (vs, ve int, quoted, ok bool) {
 	if q == 0 {
 		j := i
 		for j < lim && bareValueChar(b[j]) {
+			if b[j] == '\\' && j+1 < n && (b[j+1] == 'n' || b[j+1] == 'r' || b[j+1] == 't' || b[j+1] == '"') {
+				break // the value ends a line of a JSON-escaped file: "X_TOKEN=...\nNEXT=1"
+			}
 			j++
 		}
 		return vs, j, false, j > vs
@@ -272,4 +308,76 @@ func (sc *scanner) credentials(i, minLen int, kind string) {
 	if diversity(v) >= 2 && entropy(v) >= 3.0 && !wordish(v) {
 		sc.add(i, j, kind)
 	}
+}
+
+// defineCall reports whether the quote at q opens the first argument of a
+// call that sets a named value: PHP's define('DB_PASSWORD', '...'),
+// Laravel's env('DB_PASSWORD', '...'), setenv, setdefault, putenv, Java's
+// System.setProperty("API_TOKEN", "..."), map put and set, and the default
+// of getenv("API_TOKEN", "...").
+func defineCall(b []byte, q int) bool {
+	i := q
+	for i > 0 && b[i-1] == ' ' {
+		i--
+	}
+	if i == 0 || b[i-1] != '(' {
+		return false
+	}
+	i--
+	for i > 0 && b[i-1] == ' ' {
+		i--
+	}
+	name := b[startOf(b, i, cIdent, 16):i]
+	for _, w := range []string{"define", "env", "setenv", "setdefault", "putenv", "set_env", "setproperty", "put", "set", "getenv", "getenvordefault", "getordefault"} {
+		if len(name) == len(w) && hasPrefixFold(name, 0, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// shortEnvValues are values of fewer than 8 bytes that stand for no secret.
+var shortEnvValues = []string{
+	"true", "false", "yes", "no", "on", "off", "none", "null", "nil", "empty", "unset", "changeme",
+	"secret", "password", "pass", "passwd", "token", "test", "testing", "dummy", "example", "default",
+	"disabled", "enabled", "auto", "local", "dev", "prod", "xxx", "todo", "tbd", "required", "optional",
+}
+
+// shortEnvValue reports a .env-style assignment of a value shorter than 8
+// bytes to a secret-named key (DB_PASSWORD=hunt3r, export API_TOKEN='k9x2'):
+// the key begins its line (after "export ", a grep file:line: prefix or
+// read_file's line number) and the value ends it.
+func shortEnvValue(b []byte, ks, ke, vs, ve int, quoted bool) bool {
+	if ve-vs < 3 {
+		return false
+	}
+	j := ks
+	if j >= 7 && hasPrefixAt(b, j-7, "export ") {
+		j -= 7
+	}
+	if j > 0 && !is(b[j-1], cWS) && b[j-1] != ':' {
+		return false
+	}
+	k := ve
+	if quoted {
+		k++
+	}
+	k = skipSpaces(b, k)
+	if k < len(b) && b[k] != '\n' && b[k] != '\r' && b[k] != '#' {
+		return false
+	}
+	key := b[ks:ke]
+	if ClassifyEnvName(string(key)) != EnvSecret || keyTier(key) < tierStrong || excludedKey(key) {
+		return false
+	}
+	v := b[vs:ve]
+	if placeholderPassword(v) || envRef(v) || bytes.ContainsAny(v, "${}<>") {
+		return false
+	}
+	for _, w := range shortEnvValues {
+		if len(v) == len(w) && hasPrefixFold(v, 0, w) {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,11 @@ package redact
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -168,5 +173,61 @@ func TestConcurrent(t *testing.T) {
 	st := r.Stats()
 	if st.BytesScanned == 0 || len(st.Redactions) == 0 {
 		t.Errorf("stats not counted: %+v", st)
+	}
+}
+
+// TestKeyIsKnownSecret: the fingerprint key, printed by a command in any
+// usual encoding, is redacted (issue 18).
+func TestKeyIsKnownSecret(t *testing.T) {
+	key := make([]byte, KeySize)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	r := New(Config{Key: key})
+	h := hex.EncodeToString(key)
+	for name, out := range map[string]string{
+		"hex":        h + "\n",
+		"HEX":        strings.ToUpper(h),
+		"xxd -p":     h[:60] + "\n" + h[60:] + "\n",
+		"base64":     base64.StdEncoding.EncodeToString(key) + "\n",
+		"base64 raw": "key=" + base64.RawStdEncoding.EncodeToString(key),
+		"base64url":  base64.URLEncoding.EncodeToString(key),
+		"in JSON":    `{"output": "` + h + `"}`,
+	} {
+		got := r.Redact(out)
+		if strings.Contains(got, h[:60]) || strings.Contains(got, strings.ToUpper(h[:60])) ||
+			strings.Contains(got, base64.RawStdEncoding.EncodeToString(key)[:40]) || strings.Contains(got, base64.RawURLEncoding.EncodeToString(key)[:40]) {
+			t.Errorf("%s: key not redacted: %q", name, got)
+		}
+	}
+}
+
+// TestFingerprintNeedsKey: a placeholder's fingerprint is an HMAC under the
+// key, so a guess of a weak secret cannot be confirmed without it: the
+// same secret under two keys gives unrelated fingerprints, and neither is
+// an unkeyed hash of it. A Redactor built without a key makes a random
+// one; there is no unkeyed path.
+func TestFingerprintNeedsKey(t *testing.T) {
+	secret := "hunter2-weak-password"
+	k1, k2 := make([]byte, KeySize), make([]byte, KeySize)
+	_, _ = rand.Read(k1)
+	_, _ = rand.Read(k2)
+	p1 := New(Config{Key: k1}).Placeholder(KindGenericSecret, secret)
+	p2 := New(Config{Key: k2}).Placeholder(KindGenericSecret, secret)
+	p3 := New(Config{}).Placeholder(KindGenericSecret, secret)
+	p4 := New(Config{}).Placeholder(KindGenericSecret, secret)
+	if p1 == p2 || p3 == p4 {
+		t.Fatalf("fingerprints do not depend on the key: %s %s %s %s", p1, p2, p3, p4)
+	}
+	sum := sha256.Sum256([]byte(secret))
+	for _, p := range []string{p1, p2, p3, p4} {
+		if strings.Contains(p, hex.EncodeToString(sum[:4])) {
+			t.Fatalf("%s is an unkeyed SHA-256 of the secret", p)
+		}
+	}
+	m := hmac.New(sha256.New, k1)
+	m.Write([]byte(secret))
+	if want := "[REDACTED:generic-secret:" + hex.EncodeToString(m.Sum(nil)[:4]) + "]"; p1 != want {
+		t.Fatalf("placeholder %s, want HMAC-SHA256(key, secret) %s", p1, want)
 	}
 }

@@ -144,6 +144,11 @@ var excludedKeySuffixes = []string{
 	"algorithm", "algo",
 }
 
+// notSecretKeyPrefixes start key names whose values are not secrets
+// though the name says key or token: public_key, publicToken, primaryKey,
+// foreignKey, csrf-token (a per-session form token shown in every page).
+var notSecretKeyPrefixes = []string{"public", "pubkey", "primary", "foreign", "csrf", "xsrf", "natural", "schema", "sequence", "bucket"}
+
 func excludedKey(key []byte) bool {
 	var buf [64]byte
 	k := buf[:0]
@@ -154,6 +159,14 @@ func excludedKey(key []byte) bool {
 	}
 	if len(k) == 0 {
 		return false
+	}
+	for _, p := range notSecretKeyPrefixes {
+		if bytes.HasPrefix(k, []byte(p)) && !bytes.Contains(k, []byte("secret")) && !bytes.Contains(k, []byte("password")) {
+			return true
+		}
+	}
+	if bytes.HasPrefix(k, []byte("keyvault")) {
+		return true // keyVaultToStoreSecrets: a vault's name
 	}
 	last := k[len(k)-1]
 	for _, s := range excludedKeySuffixes {

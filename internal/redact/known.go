@@ -68,64 +68,31 @@ func normKind(kind string) string {
 }
 
 // AddEnv registers, as known secrets, the values of the variables in environ
-// ("NAME=value", as from os.Environ) whose names look secret: *KEY*,
-// *TOKEN*, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, *AUTH*, *_DSN,
-// DATABASE_URL, ... For URL values the password of user:password@ is
-// registered too, so that it is caught on its own.
+// ("NAME=value", as from os.Environ) whose names mark them as secrets
+// (ClassifyEnvName: the same names that are kept from commands), whatever
+// their entropy: REDIS_PASSWORD=amber-12345-delta is redacted wherever it
+// shows. For URL values (and URL-named variables, EnvURL) the password of
+// user:password@ is registered, so that it is caught on its own.
 func (r *Redactor) AddEnv(environ []string) {
 	var vals []knownValue
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !secretEnvName(name) {
+		if !ok {
+			continue
+		}
+		class := ClassifyEnvName(name)
+		if class != EnvSecret && class != EnvURL {
 			continue
 		}
 		value = strings.TrimSpace(value)
 		if pw := userinfoPassword(value); pw != "" {
 			vals = append(vals, knownValue{value: pw, kind: KindKnownSecret})
 		}
-		if strings.HasSuffix(strings.ToUpper(name), "_URL") && !strings.EqualFold(name, "DATABASE_URL") {
-			continue // a service URL: only its password is secret
+		if class == EnvSecret {
+			vals = append(vals, knownValue{value: value, kind: KindKnownSecret})
 		}
-		vals = append(vals, knownValue{value: value, kind: KindKnownSecret})
 	}
 	r.addKnown(vals)
-}
-
-// secretEnvName reports whether an environment variable name looks like it
-// holds a secret.
-func secretEnvName(name string) bool {
-	up := strings.ToUpper(name)
-	switch up {
-	case "PWD", "OLDPWD", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "XAUTHORITY", "GIT_AUTHOR_NAME",
-		"GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "KEYTIMEOUT":
-		return false
-	case "DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO_URL", "AMQP_URL", "CLOUDAMQP_URL":
-		return true
-	}
-	parts := strings.FieldsFunc(up, func(c rune) bool { return c == '_' || c == '-' || c == '.' })
-	if len(parts) == 0 {
-		return false
-	}
-	switch parts[len(parts)-1] {
-	case "FILE", "PATH", "DIR", "SOCK", "SOCKET", "HOST", "PORT", "USER", "USERNAME", "NAME",
-		"TYPE", "MODE", "REGION", "ENDPOINT", "TIMEOUT", "TTL", "SIZE", "LENGTH", "LEN", "ENABLED", "EMAIL":
-		return false
-	}
-	secret := false
-	for _, p := range parts {
-		switch {
-		case p == "KEY", p == "KEYS", strings.HasSuffix(p, "KEY") && len(p) > 3 && !strings.HasSuffix(p, "MONKEY"),
-			strings.Contains(p, "TOKEN"), strings.Contains(p, "SECRET"), strings.Contains(p, "PASSW"),
-			p == "PASS", p == "PASSPHRASE", p == "PWD", strings.Contains(p, "CREDENTIAL"),
-			p == "AUTH", strings.HasSuffix(p, "AUTH"), p == "AUTHORIZATION", p == "AUTHTOKEN", p == "DSN", p == "PRIVATE", p == "SALT",
-			p == "COOKIE", p == "SESSION", p == "SIGNING", p == "WEBHOOK":
-			secret = true
-		}
-	}
-	if !secret && strings.HasSuffix(up, "_URL") {
-		secret = true // only its userinfo password is used, see AddEnv
-	}
-	return secret
 }
 
 // userinfoPassword returns the password of "scheme://user:password@host" or of

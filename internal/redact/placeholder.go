@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,6 +20,18 @@ import (
 
 // KeySize is the size of the fingerprint key.
 const KeySize = 32
+
+// keyForms are the encodings of the key a command could print (hex,
+// base64, and xxd -p's first line of 30 bytes): each is a known secret of
+// kind redact-key.
+func keyForms(key []byte) []string {
+	h := hex.EncodeToString(key)
+	return []string{
+		h, strings.ToUpper(h), h[:min(len(h), 60)],
+		base64.StdEncoding.EncodeToString(key), base64.RawStdEncoding.EncodeToString(key),
+		base64.URLEncoding.EncodeToString(key), base64.RawURLEncoding.EncodeToString(key),
+	}
+}
 
 // fingerprint returns the first 8 hex chars of HMAC-SHA256(key, secret).
 func (r *Redactor) fingerprint(secret []byte) string {

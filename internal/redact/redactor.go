@@ -37,6 +37,7 @@ const (
 	KindPhone             = "phone"
 	KindCreditCard        = "credit-card"
 	KindInternalDomain    = "internal-domain"
+	KindRedactKey         = "redact-key" // the fingerprint key itself, hex or base64
 )
 
 // priority decides the kind of a merged span when findings overlap: the most
@@ -115,7 +116,16 @@ func New(cfg Config) *Redactor {
 	}
 	cfg.InternalDomains = slices.Clone(cfg.InternalDomains)
 	r := &Redactor{key: slices.Clone(key), cfg: cfg, seen: map[string]bool{}, perKind: map[string]int64{}}
-	r.engine.Store(newEngine(cfg, nil))
+	// The key itself is a known secret wherever it shows (a command that
+	// printed redact.key): with it, a placeholder's fingerprint would
+	// confirm a guess of a weak secret.
+	for _, v := range keyForms(r.key) {
+		if knownValueOK(v) && !r.seen[v] {
+			r.seen[v] = true
+			r.known = append(r.known, knownValue{value: v, kind: KindRedactKey})
+		}
+	}
+	r.engine.Store(newEngine(cfg, r.known))
 	return r
 }
 
@@ -143,17 +153,15 @@ func (r *Redactor) RedactBytes(b []byte) []byte {
 // Find returns the findings in b, sorted by Start, without overlaps.
 // Documented example values are included with Example set.
 func (r *Redactor) Find(b []byte) []Finding {
-	e := r.engine.Load()
-	sc := scanner{e: e, b: b}
-	sc.run()
+	cs := scanAll(r.engine.Load(), b)
 	r.scanned.Add(int64(len(b)))
-	if len(sc.cands) == 0 {
+	if len(cs) == 0 {
 		return nil
 	}
-	cands := resolve(sc.cands)
+	cands := resolve(cs)
 	out := make([]Finding, len(cands))
 	for i, c := range cands {
-		out[i] = Finding{Kind: c.kind, Start: c.start, End: c.end, Fingerprint: r.fingerprint(b[c.start:c.end]), Example: c.example}
+		out[i] = Finding{Kind: c.kind, Start: c.start, End: c.end, Fingerprint: r.fingerprint(c.secretIn(b)), Example: c.example}
 	}
 	return out
 }
@@ -170,14 +178,12 @@ func (r *Redactor) Stats() Stats {
 }
 
 func (r *Redactor) redact(b []byte) ([]byte, bool) {
-	e := r.engine.Load()
-	sc := scanner{e: e, b: b}
-	sc.run()
+	cs := scanAll(r.engine.Load(), b)
 	r.scanned.Add(int64(len(b)))
-	if len(sc.cands) == 0 {
+	if len(cs) == 0 {
 		return b, false
 	}
-	cands := resolve(sc.cands)
+	cands := resolve(cs)
 	out, n := r.apply(b, cands)
 	if n == 0 {
 		return b, false
@@ -214,7 +220,7 @@ func (r *Redactor) apply(b []byte, cands []cand) ([]byte, int) {
 			continue
 		}
 		out = append(out, b[last:c.start]...)
-		out = r.appendPlaceholder(out, c.kind, b[c.start:c.end])
+		out = r.appendPlaceholder(out, c.kind, c.secretIn(b))
 		last = c.end
 	}
 	out = append(out, b[last:]...)
@@ -226,6 +232,18 @@ type cand struct {
 	start, end int
 	kind       string
 	example    bool
+	// secret, when set, is the secret as a person reads it (escape
+	// sequences removed, JSON escapes decoded; see normalise): its
+	// placeholder's fingerprint is that of the plain secret.
+	secret []byte
+}
+
+// secretIn returns the secret c stands for in b.
+func (c *cand) secretIn(b []byte) []byte {
+	if c.secret != nil {
+		return c.secret
+	}
+	return b[c.start:c.end]
 }
 
 // resolve sorts candidates, merges overlapping redactions into one span named
@@ -246,6 +264,9 @@ func resolve(cs []cand) []cand {
 		}
 		if n := len(out); n > 0 && c.start < out[n-1].end {
 			last := &out[n-1]
+			if c.start != last.start || c.end != last.end || last.secret == nil {
+				last.secret = nil // a merged span: its bytes as they are
+			}
 			if c.end > last.end {
 				last.end = c.end
 			}
@@ -269,7 +290,7 @@ func resolve(cs []cand) []cand {
 		if j < red && out[j].start < ex.end {
 			continue // overlaps a redaction
 		}
-		if n := len(out); n > red && out[n-1] == ex {
+		if n := len(out); n > red && out[n-1].start == ex.start && out[n-1].end == ex.end && out[n-1].kind == ex.kind {
 			continue
 		}
 		out = append(out, ex)

@@ -63,7 +63,7 @@ var prefixRules = []prefixRule{
 	{kind: KindDatabricksToken, lits: []string{"dapi"}, re: `dapi([a-f0-9]{32})(?:-[0-9])?`, h: 3.0, mixed: true},
 	{kind: KindMailgunKey, lits: []string{"key-"}, re: `key-([a-f0-9]{32})`, h: 3.0, mixed: true},
 	{kind: KindMailgunKey, lits: []string{"pubkey-"}, re: `pubkey-([a-f0-9]{32})`, h: 3.0, mixed: true},
-	{kind: KindAgeSecretKey, lits: []string{"AGE-SECRET-KEY-1"}, re: `AGE-SECRET-KEY-1([QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})`, h: 3.0},
+	{kind: KindAgeSecretKey, lits: []string{"AGE-SECRET-KEY-1"}, re: `AGE-SECRET-KEY-1([QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})`}, // the format alone marks it: even a test key (all Q) is one
 	{kind: KindVaultToken, lits: []string{"hvs.", "hvb."}, re: `hv[sb]\.([A-Za-z0-9_-]{90,300})`, h: 3.5},
 	{kind: KindPrivateKey, lits: []string{"LS0tLS1CRUdJTi"}, re: `LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}`, tail: cB64 | cEq, max: pemCap, check: base64PEMKey, extend: wrappedBase64},
 
@@ -177,8 +177,8 @@ func (sc *scanner) prefix(s, e int, ri int32) {
 		}
 	}
 	start := s - r.back
-	if start < 0 || !boundaryBefore(b, start, r.head) {
-		return
+	if start < 0 || !boundaryBefore(b, start, r.head) || start > 0 && b[start-1] == '.' && r.head&cDot == 0 && hasPrefixAt(b, start, "ico-") {
+		return // video_box.ico-<hash>.png: a file name, not an Infracost key
 	}
 	if r.dot > 0 && (start+r.dot >= len(b) || b[start+r.dot] != '.') {
 		return

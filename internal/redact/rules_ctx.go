@@ -187,7 +187,7 @@ func (sc *scanner) ctx(e int, ri int32) {
 		if h == 0 {
 			h = randomFloor(v, markedFloor)
 		}
-		if entropy(v) < h || wordish(v) {
+		if entropy(v) < h || wordish(v) || codeName(v) && classes(v)&cDigit == 0 {
 			continue
 		}
 		sc.add(i, i+m[1], r.kind)
@@ -297,4 +297,21 @@ func (sc *scanner) near(s, e int, ri int32) {
 		}
 		sc.add(from+m[2], from+m[3], r.kind)
 	}
+}
+
+// wordStart reports whether a keyword hit at s starts a word: nothing
+// alphanumeric before it, or a lower-to-upper case change (awsEtsyKey), not
+// the inside of another word (rookTable, SetSysctl, CameraKit).
+func wordStart(b []byte, s int) bool {
+	if s == 0 || !is(b[s-1], cAlnum) {
+		return true
+	}
+	return is(b[s-1], cLower|cDigit) && is(b[s], cUpper)
+}
+
+// splitsCamelWord reports whether a keyword hit ending at e ends on the
+// first letter of a camel-case word (sumO|bj, sumO|fExposures): the word
+// is another one.
+func splitsCamelWord(b []byte, e int) bool {
+	return e >= 2 && e < len(b) && is(b[e-1], cUpper) && is(b[e-2], cLower) && is(b[e], cLower)
 }

@@ -85,7 +85,7 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 		}
 		return len(v) >= 24 && entropy(v) >= 4.0 && !wordish(v)
 	}
-	if wordish(v) || constantCase(v) || !pw && longWords(v) >= 3 && nameLike(v) {
+	if wordish(v) || constantCase(v) || !pw && longWords(v) >= 3 && nameLike(v) || sequential(v) || qualifiedTypeName(v) {
 		return false
 	}
 	if t := bytes.TrimRight(v, "."); !quoted && codeName(t) {
@@ -276,7 +276,7 @@ func sequential(v []byte) bool {
 // placeholderFragments mark documentation values: "your-token-here",
 // "<insert key>", "xxxxxxxx", "example-secret".
 var placeholderFragments = []string{
-	"example", "placeholder", "dummy", "xxxx", "****", "....", "redacted",
+	"example", "placeholder", "dummy", "xxxx", "****", "####", "....", "redacted",
 	"your_", "your-", "yourtoken", "yourkey", "yourpass", "changeme", "replace",
 	"insert", "sample", "<", ">",
 }
@@ -539,4 +539,13 @@ func wordish(v []byte) bool {
 		}
 	}
 	return letters > 0 && vowels*4 >= letters
+}
+
+// qualifiedTypeName reports a short prefix, a colon and a long name made
+// of words: an XML schema type (clm5:AgencyIdentificationCodeContentType),
+// a URN part; random tokens are not made of words.
+func qualifiedTypeName(v []byte) bool {
+	pre, name, ok := bytes.Cut(v, []byte(":"))
+	return ok && len(pre) <= 12 && all(pre, cAlnum) && len(name) >= 16 && all(name, cAlpha) &&
+		caseShaped(name) && wordsOf(name) && bytes.IndexByte(name, ':') < 0
 }

@@ -129,11 +129,9 @@ func (w *Writer) Close() error {
 func (w *Writer) process(final bool) {
 	b := w.buf
 	r := w.r
-	sc := scanner{e: r.engine.Load(), b: b}
-	sc.run()
 	var cands []cand
-	if len(sc.cands) > 0 {
-		cands = resolve(sc.cands)
+	if cs := scanAll(r.engine.Load(), b); len(cs) > 0 {
+		cands = resolve(cs)
 	}
 	cut := len(b)
 	if !final && len(b)-w.done <= pemCap+writerTail {
@@ -177,7 +175,7 @@ func (w *Writer) process(final bool) {
 			continue
 		}
 		out = append(out, b[pos:max(c.start, pos)]...)
-		out = r.appendPlaceholder(out, c.kind, b[c.start:c.end])
+		out = r.appendPlaceholder(out, c.kind, c.secretIn(b))
 		r.count(c.kind)
 		pos = min(c.end, cut)
 		if c.end > cut {
