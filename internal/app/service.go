@@ -91,7 +91,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	sb, cmdEnv := commandSandbox(set, warn)
 	s.sb = sb
 	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec,
-		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval == policy.ModeAsk.String() && sb.Active()}
+		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval != policy.ModeReadOnly.String() && sb.Active()}
 	reg := tools.Default()
 	rm := &repoMapper{root: set.Workspace, store: st, warn: warn, red: red}
 	s.repoMap = rm
