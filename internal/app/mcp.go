@@ -157,13 +157,13 @@ func ListMCP(ctx context.Context, dir string) (*MCPListing, error) {
 	var mu sync.Mutex
 	m := mcp.New(mcp.Options{Servers: mcpServers(cfg.MCPServers), Workspace: ws, StateDir: mcpStateDir(cfg.Home),
 		Environ: commandEnv(cfg.Sandbox.EnvAllow), Clean: red.Redact, Warn: func(w string) {
-		if strings.Contains(w, " is not available, ") || strings.Contains(w, " refused: ") {
-			return // the listing says so
-		}
-		mu.Lock()
-		out.Warnings = append(out.Warnings, red.Redact(w))
-		mu.Unlock()
-	}})
+			if strings.Contains(w, " is not available, ") || strings.Contains(w, " refused: ") {
+				return // the listing says so
+			}
+			mu.Lock()
+			out.Warnings = append(out.Warnings, red.Redact(w))
+			mu.Unlock()
+		}})
 	defer m.Close()
 	m.Tools(ctx)
 	out.Servers = m.Status()
