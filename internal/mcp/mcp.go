@@ -71,6 +71,10 @@ const (
 	MaxSchema = 32 << 10
 	// MaxTools is how many tools one server may offer.
 	MaxTools = 128
+	// DefaultMaxMessage is the largest message (one JSON-RPC line) read
+	// from a stdio server; a longer one is an "answer too large" error and
+	// the server is started again for the next call.
+	DefaultMaxMessage = 16 << 20
 	// maxRestarts is how often a server that died is started again.
 	maxRestarts = 3
 )
@@ -105,6 +109,9 @@ type Options struct {
 	Clean func(string) string
 	// Version is the client version reported to servers.
 	Version string
+	// MaxMessage is the largest message read from a stdio server, in bytes
+	// (0: DefaultMaxMessage).
+	MaxMessage int
 }
 
 // Manager holds a session's servers. Tools starts them; Close stops them.
@@ -129,6 +136,9 @@ func New(opt Options) *Manager {
 	}
 	if opt.Version == "" {
 		opt.Version = "dev"
+	}
+	if opt.MaxMessage <= 0 {
+		opt.MaxMessage = DefaultMaxMessage
 	}
 	m := &Manager{opt: opt}
 	cfgs := append([]ServerConfig(nil), opt.Servers...)

@@ -486,3 +486,32 @@ func TestResolveCommand(t *testing.T) {
 		t.Errorf("an absolute command is the person's choice: %q, %v", got, err)
 	}
 }
+
+// An answer over the message limit is reported as too large, with the
+// limit, not as a server that died with an unknown outcome; the server is
+// started again for the next call.
+func TestAnswerTooLarge(t *testing.T) {
+	w := &warnings{}
+	m := New(Options{Servers: []ServerConfig{testServer("t")}, Workspace: t.TempDir(), StateDir: t.TempDir(), Warn: w.add,
+		Environ: []string{"PATH=" + os.Getenv("PATH")}, MaxMessage: 64 << 10})
+	t.Cleanup(m.Close)
+	tl := byName(m.Tools(context.Background()))
+	big := strings.Repeat("x", 80<<10)
+	res, err := run(t, tl["mcp__t__echo"], `{"message":"`+big+`"}`)
+	msg := res.Output
+	if err != nil {
+		msg = err.Error()
+	}
+	if !strings.Contains(msg, `MCP server "t": answer too large: the server sent a message of more than 64 KiB, the limit`) ||
+		strings.Contains(msg, "died") || strings.Contains(msg, "unknown") {
+		t.Fatalf("an answer over the limit: %+v, %v", res, err)
+	}
+	if res, err := run(t, tl["mcp__t__echo"], `{"message":"small"}`); err != nil || res.Output != "Echo: small" {
+		t.Errorf("the next call: %+v, %v", res, err)
+	}
+	// Just under the limit is read.
+	ok := strings.Repeat("y", 60<<10)
+	if res, err := run(t, tl["mcp__t__echo"], `{"message":"`+ok+`"}`); err != nil || res.IsError || !strings.HasPrefix(res.Output, "Echo: yyy") {
+		t.Errorf("an answer under the limit: %.100v, %v", res, err)
+	}
+}

@@ -3,11 +3,13 @@ package mcp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +23,69 @@ type process struct {
 	exited chan struct{} // closed once it has exited and been waited for
 	err    error         // Wait's error, set before exited closes
 	once   sync.Once
+	// tooLarge is set when it wrote a message over the limit (limit
+	// bytes): the connection is broken and it is stopped.
+	tooLarge atomic.Bool
+	limit    int
 }
+
+// tooLargeError is an answer over the message limit: the server ran the
+// request, but what it answered could not be read.
+type tooLargeError struct{ limit int }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("answer too large: the server sent a message of more than %s, the limit", sizeText(e.limit))
+}
+
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// answerTooLarge is the error of a server whose connection broke on a
+// message over the limit, nil otherwise.
+func (p *process) answerTooLarge() error {
+	if p == nil || !p.tooLarge.Load() {
+		return nil
+	}
+	return &tooLargeError{limit: p.limit}
+}
+
+// reader is the server's standard output as the client reads it: a line
+// (one message) longer than the limit ends it with a tooLargeError, marks
+// the process and stops it, so that its session ends and says why.
+func (p *process) reader() io.ReadCloser { return &frameReader{p: p} }
+
+type frameReader struct {
+	p    *process
+	line int // bytes of the current line so far
+}
+
+func (r *frameReader) Read(b []byte) (int, error) {
+	if r.p.tooLarge.Load() {
+		return 0, &tooLargeError{limit: r.p.limit}
+	}
+	n, err := r.p.stdout.Read(b)
+	for i, c := range b[:n] {
+		if c == '\n' {
+			r.line = 0
+			continue
+		}
+		if r.line++; r.line > r.p.limit {
+			r.p.tooLarge.Store(true)
+			go r.p.stop()
+			return i, &tooLargeError{limit: r.p.limit}
+		}
+	}
+	return n, err
+}
+
+func (r *frameReader) Close() error { return r.p.stdout.Close() }
 
 // How long a server gets to exit after its input is closed, then after
 // SIGTERM, before SIGKILL.
@@ -69,7 +133,10 @@ func startProcess(cfg ServerConfig, opt *Options) (*process, error) {
 		inW.Close()
 		return nil, err
 	}
-	p := &process{stdin: inW, stdout: outR, stderr: &tailBuffer{max: 4096}, exited: make(chan struct{})}
+	p := &process{stdin: inW, stdout: outR, stderr: &tailBuffer{max: 4096}, exited: make(chan struct{}), limit: opt.MaxMessage}
+	if p.limit <= 0 {
+		p.limit = DefaultMaxMessage
+	}
 	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, Env: env}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	cmd.WaitDelay = time.Second // stderr held open by a child does not hold Wait
