@@ -52,7 +52,7 @@ func (f *runFlags) register(c *cobra.Command, rules bool) {
 	fl.StringVar(&f.replay, "replay", "", "replay model turns from a script file instead of calling a model (tests, demos, evals)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "stream the model's text to stderr as it arrives")
 	fl.IntVar(&f.timeoutSec, "command-timeout", 120, "default run_command timeout in seconds")
-	fl.StringVar(&f.sandbox, "sandbox", "", "OS sandbox of commands: workspace-write, read-only, off (env AGENT_SANDBOX; default workspace-write under auto-edit and full-auto, off under ask)")
+	fl.StringVar(&f.sandbox, "sandbox", "", "OS sandbox of commands: workspace-write, read-only, off (env AGENT_SANDBOX; default workspace-write, read-only under --approval read-only)")
 }
 
 func newRunCmd() *cobra.Command {

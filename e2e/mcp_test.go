@@ -41,7 +41,7 @@ func newMCPEnv(t *testing.T, script string, readOnly ...string) *mcpEnv {
 	m := &mcpEnv{env: newEnv(t, script), xdg: t.TempDir(), planted: "tok_live_" + hex.EncodeToString(b)}
 	m.pidFile = filepath.Join(t.TempDir(), "server.pid")
 	ro, _ := json.Marshal(readOnly)
-	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nread_only_tools = %s\nenv = { SERVICE_TOKEN = %q, MCPTEST_PIDFILE = %q }\n",
+	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nread_only_tools = %s\nwritable = true\nenv = { SERVICE_TOKEN = %q, MCPTEST_PIDFILE = %q }\n",
 		mcpServerBin, ro, m.planted, m.pidFile)
 	if err := os.MkdirAll(filepath.Join(m.xdg, "agent"), 0o755); err != nil {
 		t.Fatal(err)
@@ -100,12 +100,15 @@ func (m *mcpEnv) export(id string) []mcpToolCallEvent {
 // approved exec call is checkpointed before and after, with the files it
 // changed found by a scan.
 func TestMCPToolsUnderAsk(t *testing.T) {
-	m := newMCPEnv(t, script(
+	m := newMCPEnv(t, "", "echo", "get-env")
+	// The server works in its own directory: it writes the workspace by
+	// its absolute path.
+	m.serve(script(
 		turn("", call("c1", "mcp__t__echo", map[string]any{"message": "ping-from-agent"})),
 		turn("", call("c2", "mcp__t__get-env", map[string]any{})),
-		turn("", call("c3", "mcp__t__touch", map[string]any{"path": "made.txt", "content": "by the server"})),
+		turn("", call("c3", "mcp__t__touch", map[string]any{"path": filepath.Join(m.ws, "made.txt"), "content": "by the server"})),
 		turn("all done"),
-	), "echo", "get-env")
+	))
 	r := m.agent("run", "--approval", "ask", "use the tools")
 	if r.code != 3 {
 		t.Fatalf("exit %d, want 3 (paused)\n%s", r.code, r.stderr)

@@ -302,18 +302,36 @@ func TestSandboxEscalation(t *testing.T) {
 		t.Errorf("the audit log has no escalate approval of c2: %v", audit)
 	}
 
-	// full-auto: denied by the mode, not run.
+	// full-auto: the mode does not allow it either; the run pauses for a
+	// person, and an "allow for this run" of it is this call only.
 	os.Remove(target)
 	e2 := newEnv(t, script(
 		turn("", call("c1", "run_command", map[string]any{"command": "touch " + target, "outside_sandbox": true})),
+		turn("", call("c2", "run_command", map[string]any{"command": "touch " + target, "outside_sandbox": true})),
 		turn("done"),
 	))
 	r = e2.run("run", "--approval", "full-auto", "go")
-	if r.code != 0 {
-		t.Fatalf("full-auto run: exit %d\n%s", r.code, r.stderr)
+	if r.code != 3 {
+		t.Fatalf("full-auto run: exit %d, want 3 (paused for a person)\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("full-auto let a call leave the sandbox")
+	}
+	if !strings.Contains(r.stderr, "OUTSIDE the OS sandbox") {
+		t.Errorf("the full-auto pause does not say the call leaves the sandbox:\n%s", r.stderr)
+	}
+	id = runID(t, r.stderr)
+	r = e2.run("resume", id, "--headless", "--approve", "c1", "--scope", "run")
+	if r.code != 3 {
+		t.Fatalf("resume --approve c1 --scope run: exit %d, want 3 (c2 asks again)\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Fatal("the approved call outside the sandbox did not run under full-auto")
+	}
+	for _, ev := range e2.rawTrace(id) {
+		if ev["type"] == "approval" && ev["call_id"] == "c1" && (ev["scope"] != "escalate" || ev["grant"] != nil) {
+			t.Errorf("c1's approval %v, want scope escalate and no grant", ev)
+		}
 	}
 }
 

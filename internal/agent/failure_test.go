@@ -30,6 +30,13 @@ func (personDenies) Approve(context.Context, agent.ApprovalRequest) (agent.Appro
 // returns the run's journal as the store has it.
 func runScript(t *testing.T, script string, approver agent.Approver, maxSteps int) (agent.Outcome, []event.Event) {
 	t.Helper()
+	return runScriptEnv(t, script, approver, maxSteps, nil)
+}
+
+// runScriptEnv is runScript with the tools' environment made by env from
+// the workspace (nil: the workspace alone, no sandbox).
+func runScriptEnv(t *testing.T, script string, approver agent.Approver, maxSteps int, env func(ws string) *tools.Env) (agent.Outcome, []event.Event) {
+	t.Helper()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("v1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -52,10 +59,14 @@ func runScript(t *testing.T, script string, approver agent.Approver, maxSteps in
 		pol, _ := policy.New(policy.ModeFullAuto, nil, nil, ws)
 		approver = &approval.Approver{Policy: pol}
 	}
+	toolEnv := &tools.Env{Workspace: ws}
+	if env != nil {
+		toolEnv = env(ws)
+	}
 	r := &agent.Runner{
 		Provider: replay.NewScripted(sc), Tools: tools.Default(), Journal: st, MaxSteps: maxSteps,
 		Checkpointer: checkpoint.Checkpointer{Store: cps}, Approver: approver,
-		Context: contextbuild.MustNew(ws, "m", 0, tools.Default()), ToolEnv: &tools.Env{Workspace: ws},
+		Context: contextbuild.MustNew(ws, "m", 0, tools.Default()), ToolEnv: toolEnv,
 	}
 	runID := store.NewRunID()
 	if err := st.CreateRun(context.Background(), store.Run{ID: runID, Workspace: ws}); err != nil {

@@ -573,8 +573,10 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			return r.recordSync(context.WithoutCancel(ctx), st, &event.CommandStartedData{CallID: c.ID, PID: id.PID, PGID: id.PGID,
 				BootID: id.BootID, StartTicks: id.StartTicks, Marker: id.Marker})
 		})
-		// Only a person's approval of scope escalate lets a call leave the sandbox.
-		env.OutsideSandbox = oc.Approval != nil && oc.Approval.Decision == Allow && oc.Approval.Scope == event.ScopeEscalate
+		// Only a person's approval of scope escalate lets a call leave the
+		// sandbox: not a rule's, the mode's or a run grant's, whatever scope
+		// a journaled decision claims.
+		env.OutsideSandbox = escalated(oc.Approval)
 	}
 	res, err := tool.Run(ctx, env, args)
 	if snap {
@@ -611,6 +613,12 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 		return Outcome{Status: event.StatusFailed, Err: err}, true
 	}
 	return Outcome{}, false
+}
+
+// escalated reports whether a is a person's allow of this one call outside
+// the OS sandbox (scope escalate, no run grant).
+func escalated(a *event.ApprovalData) bool {
+	return a != nil && !a.Pending && a.Decision == Allow && a.Scope == event.ScopeEscalate && a.Source == SourceUser && a.Grant == ""
 }
 
 // sandboxInfo is the journaled form of what a command ran under: the

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -65,15 +66,21 @@ func (t *toolbox) close() {
 }
 
 // newMCP returns the manager of the settings' servers, nil when none is
-// configured. What the servers say (descriptions, schemas) is redacted
+// configured. Stdio servers start in their own directories under the state
+// directory with cmdEnv, the environment commands get (scrubbed of
+// credentials). What the servers say (descriptions, schemas) is redacted
 // before the model sees it.
-func newMCP(set *Settings, red *redact.Redactor, warn func(string)) *mcp.Manager {
+func newMCP(set *Settings, red *redact.Redactor, cmdEnv []string, warn func(string)) *mcp.Manager {
 	if len(set.MCPServers) == 0 {
 		return nil
 	}
-	return mcp.New(mcp.Options{Servers: mcpServers(set.MCPServers), Dir: set.Workspace, Clean: red.Redact,
+	return mcp.New(mcp.Options{Servers: mcpServers(set.MCPServers), Workspace: set.Workspace, StateDir: mcpStateDir(set.Home),
+		Environ: cmdEnv, Clean: red.Redact,
 		Warn: func(w string) { warn(red.Redact(w)) }}) // a server's stderr may quote its token
 }
+
+// mcpStateDir is where stdio servers get their working directories.
+func mcpStateDir(home string) string { return filepath.Join(home, "mcp") }
 
 // mcpServers maps the configuration's servers to the client's.
 func mcpServers(in []config.MCPServer) []mcp.ServerConfig {
@@ -82,6 +89,7 @@ func mcpServers(in []config.MCPServer) []mcp.ServerConfig {
 		c := mcp.ServerConfig{
 			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
 			Disabled: !s.Enabled, ReadOnly: s.ReadOnlyTools, StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout,
+			Writable: s.Writable, Network: s.Network,
 			Origin: fmt.Sprintf("[mcp.servers.%s] of %s", s.Name, s.File),
 		}
 		if len(s.Unset) > 0 {
@@ -147,14 +155,15 @@ func ListMCP(ctx context.Context, dir string) (*MCPListing, error) {
 	}
 	addMCPSecrets(red, cfg.MCPServers)
 	var mu sync.Mutex
-	m := mcp.New(mcp.Options{Servers: mcpServers(cfg.MCPServers), Dir: ws, Clean: red.Redact, Warn: func(w string) {
-		if strings.Contains(w, " is not available, ") || strings.Contains(w, " refused: ") {
-			return // the listing says so
-		}
-		mu.Lock()
-		out.Warnings = append(out.Warnings, red.Redact(w))
-		mu.Unlock()
-	}})
+	m := mcp.New(mcp.Options{Servers: mcpServers(cfg.MCPServers), Workspace: ws, StateDir: mcpStateDir(cfg.Home),
+		Environ: commandEnv(cfg.Sandbox.EnvAllow), Clean: red.Redact, Warn: func(w string) {
+			if strings.Contains(w, " is not available, ") || strings.Contains(w, " refused: ") {
+				return // the listing says so
+			}
+			mu.Lock()
+			out.Warnings = append(out.Warnings, red.Redact(w))
+			mu.Unlock()
+		}})
 	defer m.Close()
 	m.Tools(ctx)
 	out.Servers = m.Status()

@@ -25,8 +25,15 @@ func commandSandbox(set *Settings, warn func(string)) (*sandbox.Sandbox, []strin
 	for _, w := range warns {
 		warn(w)
 	}
+	return sb, commandEnv(set.Sandbox.EnvAllow)
+}
+
+// commandEnv is the environment commands and MCP servers get: the agent's
+// own without the model API keys and the variables whose names or values
+// look like credentials, except those envAllow names.
+func commandEnv(envAllow []string) []string {
 	det := redact.New(redact.Config{}) // the detectors alone: no known values, no PII
-	env, _ := sandbox.ScrubEnv(os.Environ(), set.Sandbox.EnvAllow, func(name, value string) bool {
+	env, _ := sandbox.ScrubEnv(os.Environ(), envAllow, func(name, value string) bool {
 		if redact.SecretEnv(name, value) {
 			return true
 		}
@@ -44,7 +51,7 @@ func commandSandbox(set *Settings, warn func(string)) (*sandbox.Sandbox, []strin
 			kept = append(kept, kv)
 		}
 	}
-	return sb, kept
+	return kept
 }
 
 // RunSandbox is the sandbox mode a run started with (the one it asked for,

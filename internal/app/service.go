@@ -91,7 +91,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	sb, cmdEnv := commandSandbox(set, warn)
 	s.sb = sb
 	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec,
-		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval == policy.ModeAsk.String() && sb.Active()}
+		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval != policy.ModeReadOnly.String() && sb.Active()}
 	reg := tools.Default()
 	rm := &repoMapper{root: set.Workspace, store: st, warn: warn, red: red}
 	s.repoMap = rm
@@ -108,7 +108,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	}
 	// The tool specs, MCP servers' included, are known once the servers have
 	// started: the builder is made then (toolbox.ensure), from the registry.
-	s.tools = &toolbox{reg: reg, mcp: newMCP(set, red, warn), newBuilder: func(specs []agent.ToolSpec) (*contextbuild.Builder, error) {
+	s.tools = &toolbox{reg: reg, mcp: newMCP(set, red, cmdEnv, warn), newBuilder: func(specs []agent.ToolSpec) (*contextbuild.Builder, error) {
 		o := cbOpt
 		o.Tools = specs
 		return contextbuild.New(o)

@@ -79,7 +79,7 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	call := policy.MakeCall(req.Tool, req.Risk, json.RawMessage(req.Arguments), pol.Workspace)
 	d := pol.Decide(call)
 	if a.Escalates(req) {
-		return a.escalate(ctx, pol, req, d)
+		return a.escalate(ctx, req, d)
 	}
 	switch d.Action {
 	case policy.Allow:
@@ -116,19 +116,16 @@ func (a *Approver) Escalates(req agent.ApprovalRequest) bool {
 }
 
 // escalate decides a call that asks to leave the sandbox: a deny rule
-// still denies it; outside ask, the mode denies it (nobody is asked there,
-// and the sandbox is what makes the mode safe); under ask a person decides,
-// never a rule or a run grant, and an allow covers this call only.
-func (a *Approver) escalate(ctx context.Context, pol *policy.Policy, req agent.ApprovalRequest, d policy.Decision) (agent.ApprovalDecision, error) {
+// still denies it, and so does a mode that denies the call (read-only);
+// otherwise a person decides, under every mode (full-auto and auto-edit
+// too: the sandbox is what makes them safe, so leaving it is never the
+// mode's to allow), never an allow rule or a run grant, and an allow
+// covers this call only. Headless, the run pauses for the person.
+func (a *Approver) escalate(ctx context.Context, req agent.ApprovalRequest, d policy.Decision) (agent.ApprovalDecision, error) {
 	if d.Action == policy.Deny {
 		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
 	mode := a.ToolEnv.Sandbox.Info().Mode
-	if pol.Mode != policy.ModeAsk {
-		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: agent.SourceMode,
-			Reason: fmt.Sprintf("running a command outside the OS sandbox (%s) needs a person's approval, which only --approval ask asks for; "+
-				"do it inside the sandbox, or ask the user to run it", mode)}, nil
-	}
 	req.Reason = fmt.Sprintf("the model asks to run this command OUTSIDE the OS sandbox (%s): it could write anywhere you can and reach the network; "+
 		"an allow covers this one call", mode)
 	if a.Prompter == nil {

@@ -11,6 +11,7 @@ import (
 	"agent/internal/agent"
 	"agent/internal/event"
 	"agent/internal/policy"
+	"agent/internal/sandbox"
 	"agent/internal/store"
 	"agent/internal/tools"
 )
@@ -136,5 +137,69 @@ func TestModesAndRules(t *testing.T) {
 		if err != nil || d.Pending != c.pending || d.Decision != c.decision {
 			t.Errorf("%s %s %s: %+v %v; want decision %q pending %t", c.mode, c.req.Tool, c.req.Arguments, d, err, c.decision, c.pending)
 		}
+	}
+}
+
+// prompter answers every question with its decision and counts them.
+type prompter struct {
+	dec   agent.ApprovalDecision
+	asked []agent.ApprovalRequest
+}
+
+func (p *prompter) Ask(_ context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error) {
+	p.asked = append(p.asked, req)
+	return p.dec, nil
+}
+
+// Leaving the OS sandbox is a person's decision under every mode that asks
+// anyone: full-auto and auto-edit pause for it (headless) instead of
+// allowing it, an allow rule and a run grant covering the very command do
+// not cover it, a person's "allow for this run" becomes this call only, and
+// a deny rule or read-only still deny it.
+func TestEscalationNeedsAPerson(t *testing.T) {
+	ctx := context.Background()
+	escReq := func(a testRun, id, command string) agent.ApprovalRequest {
+		q := a.req(id, command)
+		q.Arguments = `{"command":"` + command + `","outside_sandbox":true}`
+		return q
+	}
+	sandboxed := func(a testRun) {
+		sb, _ := sandbox.New(sandbox.Options{Mode: sandbox.ModeWorkspaceWrite, Workspace: a.ToolEnv.Workspace,
+			Probe: func() sandbox.Capabilities { return sandbox.Capabilities{LandlockABI: 4, UserNS: true} }})
+		if !sb.Active() {
+			t.Fatal("the test sandbox is not active")
+		}
+		a.ToolEnv.Sandbox = sb
+	}
+	for _, mode := range []policy.Mode{policy.ModeAsk, policy.ModeAutoEdit, policy.ModeFullAuto} {
+		a, _ := newApprover(t, mode, []string{"run_command(make *)"}, []string{"run_command(rm *)"})
+		sandboxed(a)
+		// A grant of the same command line, as a person's "allow for this run".
+		a.grant(t, a.req("g", "make install"))
+		if d, _ := a.Approve(ctx, a.req("in", "make install")); d.Decision != agent.Allow || d.Pending {
+			t.Fatalf("%s: the sandboxed call is not allowed: %+v", mode, d)
+		}
+		d, err := a.Approve(ctx, escReq(a, "c1", "make install"))
+		if err != nil || !d.Pending || !strings.Contains(d.Reason, "OUTSIDE the OS sandbox") {
+			t.Errorf("%s: leaving the sandbox headless: %+v, %v; want pending for a person", mode, d, err)
+		}
+		if d, _ := a.Approve(ctx, escReq(a, "c2", "rm -rf build")); d.Decision != agent.Deny || d.Source != event.SourceRule {
+			t.Errorf("%s: a deny rule did not deny the escalation: %+v", mode, d)
+		}
+		p := &prompter{dec: agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeRun}}
+		a.Prompter = p
+		d, err = a.Approve(ctx, escReq(a, "c3", "make install"))
+		if err != nil || len(p.asked) != 1 {
+			t.Fatalf("%s: the person was not asked (%d questions): %+v, %v", mode, len(p.asked), d, err)
+		}
+		if d.Decision != agent.Allow || d.Scope != event.ScopeEscalate || d.Source != agent.SourceUser || d.Grant != "" {
+			t.Errorf("%s: a person's allow for this run of an escalation: %+v; want scope escalate, no grant", mode, d)
+		}
+	}
+	a, _ := newApprover(t, policy.ModeReadOnly, nil, nil)
+	sandboxed(a)
+	a.Prompter = &prompter{dec: agent.ApprovalDecision{Decision: agent.Allow}}
+	if d, _ := a.Approve(ctx, escReq(a, "c1", "ls")); d.Decision != agent.Deny {
+		t.Errorf("read-only: an escalation was not denied: %+v", d)
 	}
 }

@@ -387,8 +387,10 @@ func (c *Config) resolveSandbox() []string {
 
 // applyProject applies a project file, which may only make things stricter:
 // a stricter mode, more deny rules, more redaction, shorter grants, fewer
-// full exports. Anything that would loosen them, grant permissions, send the
-// API key to another host, or delete runs sooner is ignored with a warning.
+// full exports. Anything that would loosen them, grant permissions, choose
+// where the API key and the conversation go (provider, base_url, MCP
+// servers' commands, URLs and headers), or delete runs sooner is ignored
+// with a warning.
 func (c *Config) applyProject(l *layer) []string {
 	var warns []string
 	warn := func(key, format string, a ...any) {
@@ -400,14 +402,11 @@ func (c *Config) applyProject(l *layer) []string {
 		take("model")
 	}
 	if l.baseURL != nil && *l.baseURL != c.BaseURL {
-		if IsLoopback(*l.baseURL) {
-			c.BaseURL = *l.baseURL
-			take("base_url")
-		} else {
-			warn(fmt.Sprintf("base_url = %q", *l.baseURL), "a project file may only point at a local endpoint, "+
-				"so that a cloned repository cannot send your API key elsewhere; set it in %s, %s or --base-url",
-				c.userFileHint(), EnvBaseURL)
-		}
+		// Not even a loopback one: that may be the repository's own dev
+		// server, which would get the API key and the whole conversation.
+		warn(fmt.Sprintf("base_url = %q", maskURL(*l.baseURL)), "a project file cannot choose where your API key and conversation go "+
+			"(a cloned repository could name its own server, local or not); set base_url in %s, or %s or --base-url",
+			c.userFileHint(), EnvBaseURL)
 	}
 	if l.approval != nil && *l.approval != c.Approval {
 		if l.approval.LooserThan(c.Approval) {

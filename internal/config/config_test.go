@@ -329,11 +329,39 @@ run_grant_ttl = "24h"
 	}
 }
 
+// A project file cannot choose where the API key and the conversation go:
+// not a remote base_url, and not a loopback one either (the repository's
+// own dev server, say); the warning names the user file's key that would.
+func TestProjectCannotChooseEndpoint(t *testing.T) {
+	for _, u := range []string{"http://localhost:11434/v1", "http://127.0.0.1:8080/v1", "https://evil.example/v1"} {
+		for _, user := range []string{"", "base_url = \"https://user.example/v1\"\n"} {
+			f := newFixture(t)
+			want := DefaultBaseURL
+			if user != "" {
+				f.user(t, user)
+				want = "https://user.example/v1"
+			}
+			f.project(t, "base_url = \""+u+"\"\n")
+			c, warns, err := f.load(t, Flags{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.BaseURL != want || c.Origin["base_url"] == FromProject {
+				t.Errorf("project base_url %s, user %q: base_url %s from %s, want %s", u, user, c.BaseURL, c.Origin["base_url"], want)
+			}
+			all := strings.Join(warns, "\n")
+			if len(warns) != 1 || !strings.Contains(all, "base_url = \""+u+"\" ignored") ||
+				!strings.Contains(all, "set base_url in "+filepath.Join(f.home, ".config", "agent", "config.toml")) {
+				t.Errorf("project base_url %s: warnings %q", u, warns)
+			}
+		}
+	}
+}
+
 func TestProjectCanTighten(t *testing.T) {
 	f := newFixture(t)
 	f.user(t, "approval = \"full-auto\"\n[approvals]\nrun_grant_ttl = \"2h\"\n")
 	f.project(t, `approval = "read-only"
-base_url = "http://localhost:11434/v1"
 [permissions]
 deny = ["run_command(git push *)"]
 allow = []
@@ -350,7 +378,7 @@ run_grant_ttl = "10m"
 		t.Fatal(err, warns)
 	}
 	if c.Approval != policy.ModeReadOnly || c.Origin["approval"] != FromProject || !c.RedactPII || c.Sample != 0.1 ||
-		c.RunGrantTTL != 10*time.Minute || c.Retention != 0 || c.BaseURL != "http://localhost:11434/v1" ||
+		c.RunGrantTTL != 10*time.Minute || c.Retention != 0 ||
 		strings.Join(c.Deny, "|") != "run_command(git push *)" {
 		t.Errorf("%+v", c)
 	}

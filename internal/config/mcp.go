@@ -25,8 +25,8 @@ type MCPServer struct {
 	Command string   // stdio: the program to start
 	Args    []string // stdio: its arguments
 	// Env is added to the program's environment, ${VAR} expanded from the
-	// agent's own (which is otherwise not passed on but for PATH, HOME and
-	// the like).
+	// agent's own (which the program otherwise gets as commands do: scrubbed
+	// of credentials).
 	Env map[string]string
 	URL string // streamable HTTP: the endpoint
 	// Headers are sent with every HTTP request, ${VAR} expanded.
@@ -38,6 +38,13 @@ type MCPServer struct {
 	ReadOnlyTools  []string
 	StartupTimeout time.Duration
 	ToolTimeout    time.Duration
+	// Writable (writable = true) lets a stdio server write the workspace
+	// from inside the OS sandbox; by default it sees it read-only.
+	Writable bool
+	// Network (network = false turns it off) lets a stdio server reach the
+	// network from inside the OS sandbox; on by default, since many
+	// servers call an API.
+	Network bool
 	// Unset lists the ${VAR} references whose variable is not set: the
 	// server is not started, and says why.
 	Unset []string
@@ -46,7 +53,8 @@ type MCPServer struct {
 }
 
 // mcpKeys are the keys of an [mcp.servers.NAME] table.
-var mcpKeys = []string{"command", "args", "env", "url", "headers", "enabled", "read_only_tools", "startup_timeout", "tool_timeout"}
+var mcpKeys = []string{"command", "args", "env", "url", "headers", "enabled", "read_only_tools", "startup_timeout", "tool_timeout",
+	"writable", "network"}
 
 // mcpServerName: 1 to 32 letters, digits, - and _, not "__" (the tool
 // names are mcp__SERVER__TOOL), short enough to leave room for the tool's
@@ -104,7 +112,7 @@ func (l *layer) parseMCP(v any) error {
 
 func (l *layer) parseMCPServer(name string, v any) (mcpLayer, error) {
 	base := "mcp.servers." + name
-	s := mcpLayer{MCPServer: MCPServer{Name: name, Enabled: true, File: l.path,
+	s := mcpLayer{MCPServer: MCPServer{Name: name, Enabled: true, File: l.path, Network: true,
 		StartupTimeout: DefaultMCPStartupTimeout, ToolTimeout: DefaultMCPToolTimeout}, set: map[string]bool{}}
 	if !mcpServerName(name) {
 		return s, l.bad(base, "the server name %q must be 1 to 32 letters, digits, - or _ (no \"__\"): its tools are named mcp__%s__TOOL", name, name)
@@ -147,9 +155,14 @@ func (l *layer) parseMCPServer(name string, v any) (mcpLayer, error) {
 	if s.Headers, err = l.strTable(key("headers"), tab["headers"], "headers = { Authorization = \"Bearer ${MY_TOKEN}\" }"); err != nil {
 		return s, err
 	}
-	if x, ok := tab["enabled"]; ok {
-		if s.Enabled, ok = x.(bool); !ok {
-			return s, l.bad(key("enabled"), "must be true or false, without quotes (got %s)", show(x))
+	for _, b := range []struct {
+		k string
+		v *bool
+	}{{"enabled", &s.Enabled}, {"writable", &s.Writable}, {"network", &s.Network}} {
+		if x, ok := tab[b.k]; ok {
+			if *b.v, ok = x.(bool); !ok {
+				return s, l.bad(key(b.k), "must be true or false, without quotes (got %s)", show(x))
+			}
 		}
 	}
 	if x, ok := tab["read_only_tools"]; ok {
@@ -192,6 +205,8 @@ func (l *layer) checkMCPServer(s MCPServer) error {
 		return l.bad(base, "args and env go with command, not with url")
 	case s.Command != "" && len(s.Headers) > 0:
 		return l.bad(base, "headers go with url, not with command (use env to give a local server a token)")
+	case s.URL != "" && (s.Writable || !s.Network):
+		return l.bad(base, "writable and network go with command (they confine a local program), not with url")
 	}
 	return nil
 }
@@ -228,20 +243,42 @@ func (c *Config) applyMCPUser(l *layer) {
 
 // applyMCPProject applies a project file's [mcp.servers.NAME] tables: it
 // may turn a user server off (enabled = false), nothing else. A server
-// from a cloned repository would be a program it runs on your machine, and
-// read_only_tools would let its tools run without asking.
+// from a cloned repository would be a program it runs on your machine; a
+// url or headers would choose where your tokens go; read_only_tools would
+// let its tools run without asking. A table that turns a server off and
+// sets more keys turns it off, and the other keys are ignored with a
+// warning naming them.
 func (c *Config) applyMCPProject(l *layer) []string {
 	var warns []string
 	for _, s := range l.mcp {
 		i := c.mcpIndex(s.Name)
-		if i >= 0 && len(s.set) == 1 && s.set["enabled"] && !s.Enabled {
+		var others []string
+		for _, k := range mcpKeys {
+			if s.set[k] && k != "enabled" {
+				others = append(others, k)
+			}
+		}
+		off := i >= 0 && s.set["enabled"] && !s.Enabled
+		if off {
 			c.MCPServers[i].Enabled = false
 			c.Origin["mcp.servers"] = FromProject
-			continue
+			if len(others) == 0 {
+				continue
+			}
 		}
-		warns = append(warns, fmt.Sprintf("config warning: %s: [mcp.servers.%s] ignored: a project file can only turn "+
-			"a server of the user file off (enabled = false); a cloned repository cannot add MCP servers, which are "+
-			"programs run on your machine, nor change them; put it in %s", l.path, s.Name, c.userFileHint()))
+		what := fmt.Sprintf("[mcp.servers.%s]", s.Name)
+		if off {
+			what = fmt.Sprintf("mcp.servers.%s.%s", s.Name, strings.Join(others, ", "))
+		} else if len(others) > 0 {
+			what += " (" + strings.Join(others, ", ") + ")"
+		}
+		why := "a cloned repository cannot add MCP servers, which are programs run on your machine, nor change them"
+		if contains(others, "url") || contains(others, "headers") {
+			why = "a cloned repository cannot choose where an MCP server's requests and the tokens in their headers go, " +
+				"nor add or change servers, which are programs run on your machine"
+		}
+		warns = append(warns, fmt.Sprintf("config warning: %s: %s ignored: a project file can only turn "+
+			"a server of the user file off (enabled = false); %s; put it in %s", l.path, what, why, c.userFileHint()))
 	}
 	return warns
 }

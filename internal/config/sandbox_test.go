@@ -19,7 +19,8 @@ func TestSandboxConfig(t *testing.T) {
 		network       bool
 		warn          string
 	}{
-		{name: "default under ask", mode: sandbox.ModeOff, origin: FromDefault},
+		{name: "default under ask", mode: sandbox.ModeWorkspaceWrite, origin: FromDefault},
+		{name: "default under read-only", flags: Flags{Approval: "read-only"}, mode: sandbox.ModeReadOnly, origin: FromDefault},
 		{name: "default under full-auto", flags: Flags{Approval: "full-auto"}, mode: sandbox.ModeWorkspaceWrite, origin: FromDefault},
 		{name: "user file", user: "[sandbox]\nmode = \"read-only\"\nnetwork = true\n", mode: sandbox.ModeReadOnly, origin: FromUser, network: true},
 		{name: "project tightens", flags: Flags{Approval: "full-auto"}, project: "[sandbox]\nmode = \"read-only\"\n", mode: sandbox.ModeReadOnly, origin: FromProject},
@@ -27,8 +28,8 @@ func TestSandboxConfig(t *testing.T) {
 			mode: sandbox.ModeWorkspaceWrite, origin: FromDefault, warn: `sandbox.mode = "off" ignored`},
 		{name: "project cannot open the network", user: "[sandbox]\nmode = \"workspace-write\"\n", project: "[sandbox]\nnetwork = true\n",
 			mode: sandbox.ModeWorkspaceWrite, origin: FromUser, warn: "sandbox.network = true ignored"},
-		{name: "project closes the network", user: "[sandbox]\nnetwork = true\n", project: "[sandbox]\nnetwork = false\n", mode: sandbox.ModeOff, origin: FromDefault},
-		{name: "project writable ignored", project: "[sandbox]\nwritable = [\"/\"]\n", mode: sandbox.ModeOff, origin: FromDefault, warn: "[sandbox] writable ignored"},
+		{name: "project closes the network", user: "[sandbox]\nnetwork = true\n", project: "[sandbox]\nnetwork = false\n", mode: sandbox.ModeWorkspaceWrite, origin: FromDefault},
+		{name: "project writable ignored", project: "[sandbox]\nwritable = [\"/\"]\n", mode: sandbox.ModeWorkspaceWrite, origin: FromDefault, warn: "[sandbox] writable ignored"},
 		{name: "environment", env: "read-only", project: "[sandbox]\nmode = \"workspace-write\"\n", mode: sandbox.ModeReadOnly, origin: FromEnv},
 		{name: "flag beats environment", env: "read-only", flags: Flags{Sandbox: "off"}, mode: sandbox.ModeOff, origin: FromFlag},
 	} {

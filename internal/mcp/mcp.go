@@ -5,7 +5,11 @@
 // schema that is a JSON object and resolves, a description of reasonable
 // size), and offers each as a tools.Tool named mcp__SERVER__TOOL whose calls
 // go to the server, within a timeout; a server that dies gives a tool error,
-// and is started again for the next call.
+// and is started again for the next call. A stdio server starts outside the
+// workspace: in its own directory under the state directory, in a new
+// session with no terminal, its command looked up on a PATH without the
+// workspace's directories, with the command environment (scrubbed) and its
+// own variables, and through Options.Wrap (the OS sandbox) when set.
 //
 // It must not journal, approve, redact, checkpoint or decide risk beyond
 // the configuration's word: the loop does all of that for MCP tools as for
@@ -45,6 +49,11 @@ type ServerConfig struct {
 	// Origin names where it was configured, for messages ("[mcp.servers.x]
 	// in ~/.config/agent/config.toml").
 	Origin string
+	// Writable and Network are how the OS sandbox confines a stdio server
+	// (Options.Wrap applies them): the workspace writable (else
+	// read-only), the network reachable.
+	Writable bool
+	Network  bool
 }
 
 // Defaults of ServerConfig's timeouts.
@@ -62,6 +71,10 @@ const (
 	MaxSchema = 32 << 10
 	// MaxTools is how many tools one server may offer.
 	MaxTools = 128
+	// DefaultMaxMessage is the largest message (one JSON-RPC line) read
+	// from a stdio server; a longer one is an "answer too large" error and
+	// the server is started again for the next call.
+	DefaultMaxMessage = 16 << 20
 	// maxRestarts is how often a server that died is started again.
 	maxRestarts = 3
 )
@@ -69,11 +82,25 @@ const (
 // Options configure a Manager.
 type Options struct {
 	Servers []ServerConfig
-	// Dir is the working directory of stdio servers (the workspace).
-	Dir string
-	// Environ is the agent's environment, of which stdio servers get the
-	// basic variables (nil: os.Environ()).
+	// Workspace is the workspace: stdio servers never start in it, and
+	// their command is not looked up in it (PATH entries inside it, and
+	// relative ones, are passed over).
+	Workspace string
+	// StateDir is where each stdio server gets its own working directory,
+	// STATEDIR/NAME, made 0700 (the agent's state directory's mcp/).
+	StateDir string
+	// Environ is the environment stdio servers start from, already
+	// scrubbed of credentials: the one commands get. AGENT_HOME is removed,
+	// PATH and the interpreters' search paths (PYTHONPATH, NODE_PATH, ...)
+	// lose their entries inside the workspace, and the server's own Env is
+	// added. nil: only the basic variables of the agent's environment
+	// (PATH, HOME, locale, proxies, ...).
 	Environ []string
+	// Wrap, when set, wraps a stdio server's start in the OS sandbox: given
+	// the server, its argv (argv[0] the resolved absolute program) and
+	// environment, it returns the program to execute, its full argv and
+	// its environment. An error keeps the server from starting.
+	Wrap func(cfg ServerConfig, argv, env []string) (path string, args, environ []string, err error)
 	// Warn receives a warning for each server that fails and each tool
 	// refused (nil: dropped).
 	Warn func(string)
@@ -82,6 +109,9 @@ type Options struct {
 	Clean func(string) string
 	// Version is the client version reported to servers.
 	Version string
+	// MaxMessage is the largest message read from a stdio server, in bytes
+	// (0: DefaultMaxMessage).
+	MaxMessage int
 }
 
 // Manager holds a session's servers. Tools starts them; Close stops them.
@@ -106,6 +136,9 @@ func New(opt Options) *Manager {
 	}
 	if opt.Version == "" {
 		opt.Version = "dev"
+	}
+	if opt.MaxMessage <= 0 {
+		opt.MaxMessage = DefaultMaxMessage
 	}
 	m := &Manager{opt: opt}
 	cfgs := append([]ServerConfig(nil), opt.Servers...)

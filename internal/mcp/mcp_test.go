@@ -60,13 +60,14 @@ func (w *warnings) all() string {
 	return strings.Join(w.list, "\n")
 }
 
-// newManager returns a manager of cfgs working in a fresh directory.
+// newManager returns a manager of cfgs for a fresh workspace (returned),
+// with a state directory of its own.
 func newManager(t *testing.T, cfgs ...ServerConfig) (*Manager, *warnings, string) {
 	t.Helper()
 	w := &warnings{}
 	dir := t.TempDir()
-	m := New(Options{Servers: cfgs, Dir: dir, Warn: w.add, Version: "test",
-		Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "OPENAI_API_KEY=sk-agent-own-key-must-not-pass"}})
+	m := New(Options{Servers: cfgs, Workspace: dir, StateDir: filepath.Join(t.TempDir(), "mcp"), Warn: w.add, Version: "test",
+		Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "AGENT_HOME=/agent-state-must-not-pass"}})
 	t.Cleanup(m.Close)
 	return m, w, dir
 }
@@ -134,17 +135,25 @@ func TestToolsOfAStdioServer(t *testing.T) {
 		t.Errorf("add: %+v, %v", res, err)
 	}
 
-	// It works in the workspace; it gets its own variables and the basic
-	// ones, not the agent's keys.
+	// It works in its own directory, not the workspace; it gets its own
+	// variables and the command environment, not the agent's state
+	// directory.
 	if res, err := run(t, tl["mcp__t__touch"], `{"path":"made.txt","content":"x"}`); err != nil || res.IsError {
 		t.Fatalf("touch: %+v, %v", res, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "made.txt")); err != nil {
-		t.Errorf("touch did not write in the workspace: %v", err)
+	own := filepath.Join(m.opt.StateDir, "t")
+	if _, err := os.Stat(filepath.Join(own, "made.txt")); err != nil {
+		t.Errorf("touch did not write in the server's own directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); err == nil {
+		t.Error("the server works in the workspace")
+	}
+	if fi, err := os.Stat(own); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the server's directory: %v, %v; want 0700", fi, err)
 	}
 	res, err = run(t, tl["mcp__t__get-env"], `{}`)
 	if err != nil || !strings.Contains(res.Output, "tok_live_planted") || !strings.Contains(res.Output, `"PATH"`) ||
-		strings.Contains(res.Output, "sk-agent-own-key") {
+		strings.Contains(res.Output, "AGENT_HOME") || !strings.Contains(res.Output, `"PWD": "`+own+`"`) {
 		t.Errorf("get-env: %s, %v", res.Output, err)
 	}
 	if st := m.Status()[0]; st.State != StateRunning || len(st.Tools) != 6 || st.Transport != "stdio" || st.Target != serverBin {
@@ -257,7 +266,9 @@ func TestStartFailures(t *testing.T) {
 		want string
 	}{
 		{"not found", ServerConfig{Command: "no-such-mcp-server-here", Origin: "[mcp.servers.x] in config.toml"},
-			`command "no-such-mcp-server-here" not found in PATH; fix command in [mcp.servers.x] in config.toml`},
+			`command "no-such-mcp-server-here" not found in PATH (its relative entries and those inside the workspace are not searched); fix command in [mcp.servers.x] in config.toml`},
+		{"relative", ServerConfig{Command: "./bin/server", Origin: "[mcp.servers.x] in config.toml"},
+			`command "./bin/server" is a relative path, which MCP servers do not take (they do not start in the workspace): give its absolute path, or the name of a program on PATH; fix command in [mcp.servers.x] in config.toml`},
 		{"exits", ServerConfig{Command: "sh", Args: []string{"-c", "echo 'npm ERR! 404 no such package' >&2; exit 7"}},
 			`sh exited before it answered (exit status 7); it wrote on stderr: npm ERR! 404 no such package`},
 		{"silent", ServerConfig{Command: "sh", Args: []string{"-c", "exec sleep 60"}, StartupTimeout: 300 * time.Millisecond},
@@ -405,10 +416,102 @@ func TestRender(t *testing.T) {
 }
 
 func TestServerEnv(t *testing.T) {
-	env := serverEnv([]string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=sk-x", "AWS_SECRET_ACCESS_KEY=y", "LC_ALL=C", "TOKEN=old"},
-		map[string]string{"TOKEN": "new"})
+	ws := t.TempDir()
+	env := serverEnv([]string{"PATH=" + ws + "/bin:/usr/bin::.:node_modules/.bin:" + ws + "/node_modules/.bin:/bin", "HOME=/h",
+		"AGENT_HOME=/state", "OLDPWD=" + ws, "LC_ALL=C", "TOKEN=old", "CI_LEVEL=3",
+		"PYTHONPATH=" + ws + ":/opt/py:" + ws + "/lib", "NODE_PATH=" + ws + "/node_modules", "PYTHONSTARTUP=./start.py",
+		"NODE_OPTIONS=--require ./evil.js --max-old-space-size=100 --import=" + ws + "/x.mjs"},
+		map[string]string{"TOKEN": "new"}, ws)
 	slices.Sort(env)
-	if want := []string{"HOME=/h", "LC_ALL=C", "PATH=/bin", "TOKEN=new"}; !slices.Equal(env, want) {
+	want := []string{"CI_LEVEL=3", "HOME=/h", "LC_ALL=C", "NODE_OPTIONS=--max-old-space-size=100", "PATH=/usr/bin:/bin",
+		"PYTHONPATH=/opt/py", "TOKEN=new"}
+	if !slices.Equal(env, want) {
 		t.Errorf("env %v, want %v", env, want)
+	}
+	// The server's own env is taken as configured, even into the workspace.
+	env = serverEnv([]string{"PYTHONPATH=/opt/py"}, map[string]string{"PYTHONPATH": ws}, ws)
+	if !slices.Equal(env, []string{"PYTHONPATH=" + ws}) {
+		t.Errorf("configured PYTHONPATH: %v", env)
+	}
+	// Without a command environment, only the basic variables of the
+	// agent's own pass, not its keys.
+	t.Setenv("OPENAI_API_KEY", "sk-agent-own-key-must-not-pass")
+	t.Setenv("LANG", "C.UTF-8")
+	env = serverEnv(nil, nil, ws)
+	if j := strings.Join(env, "\n"); strings.Contains(j, "sk-agent-own-key") || !strings.Contains(j, "LANG=C.UTF-8") {
+		t.Errorf("basic env: %v", env)
+	}
+}
+
+// A server's command is looked up only where the workspace cannot put a
+// program: not in PATH entries inside it or relative ones, and not through
+// a symlink into it.
+func TestResolveCommand(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	ws = realPath(ws)
+	exe := func(p string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"bin", "node_modules/.bin", "."} {
+		exe(filepath.Join(ws, d, "srv"))
+	}
+	exe(filepath.Join(outside, "real", "srv"))
+	exe(filepath.Join(ws, "linked"))
+	if err := os.MkdirAll(filepath.Join(outside, "links"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ws, "linked"), filepath.Join(outside, "links", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	path := strings.Join([]string{ws + "/bin", ws + "/node_modules/.bin", "node_modules/.bin", ".", "", "bin",
+		filepath.Join(outside, "links"), filepath.Join(outside, "real")}, ":")
+	if got, err := resolveCommand("srv", path, ws); err != nil || got != filepath.Join(outside, "real", "srv") {
+		t.Errorf("srv: %q, %v; want the one outside the workspace", got, err)
+	}
+	if got, err := resolveCommand("linked", path, ws); err == nil {
+		t.Errorf("linked: %q, a symlink into the workspace was taken", got)
+	}
+	for _, c := range []string{"./srv", "bin/srv", "node_modules/.bin/srv"} {
+		if _, err := resolveCommand(c, path, ws); err == nil || !strings.Contains(err.Error(), "give its absolute path") {
+			t.Errorf("%s: %v; want an error naming the fix", c, err)
+		}
+	}
+	if got, err := resolveCommand(filepath.Join(ws, "bin", "srv"), path, ws); err != nil || got != filepath.Join(ws, "bin", "srv") {
+		t.Errorf("an absolute command is the person's choice: %q, %v", got, err)
+	}
+}
+
+// An answer over the message limit is reported as too large, with the
+// limit, not as a server that died with an unknown outcome; the server is
+// started again for the next call.
+func TestAnswerTooLarge(t *testing.T) {
+	w := &warnings{}
+	m := New(Options{Servers: []ServerConfig{testServer("t")}, Workspace: t.TempDir(), StateDir: t.TempDir(), Warn: w.add,
+		Environ: []string{"PATH=" + os.Getenv("PATH")}, MaxMessage: 64 << 10})
+	t.Cleanup(m.Close)
+	tl := byName(m.Tools(context.Background()))
+	big := strings.Repeat("x", 80<<10)
+	res, err := run(t, tl["mcp__t__echo"], `{"message":"`+big+`"}`)
+	msg := res.Output
+	if err != nil {
+		msg = err.Error()
+	}
+	if !strings.Contains(msg, `MCP server "t": answer too large: the server sent a message of more than 64 KiB, the limit`) ||
+		strings.Contains(msg, "died") || strings.Contains(msg, "unknown") {
+		t.Fatalf("an answer over the limit: %+v, %v", res, err)
+	}
+	if res, err := run(t, tl["mcp__t__echo"], `{"message":"small"}`); err != nil || res.Output != "Echo: small" {
+		t.Errorf("the next call: %+v, %v", res, err)
+	}
+	// Just under the limit is read.
+	ok := strings.Repeat("y", 60<<10)
+	if res, err := run(t, tl["mcp__t__echo"], `{"message":"`+ok+`"}`); err != nil || res.IsError || !strings.HasPrefix(res.Output, "Echo: yyy") {
+		t.Errorf("an answer under the limit: %.100v, %v", res, err)
 	}
 }

@@ -5,10 +5,11 @@ import (
 	"syscall"
 )
 
-// configure puts a server in its own process group, and has the kernel
-// kill it if the agent dies without closing it.
+// configure starts a server in a new session (its own process group, no
+// controlling terminal: nothing it does reaches the person's terminal),
+// and has the kernel kill it if the agent dies without closing it.
 func configure(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 }
 
 func signalGroup(cmd *exec.Cmd, kill bool) {

@@ -7,8 +7,9 @@ import (
 	"syscall"
 )
 
-// configure puts a server in its own process group.
-func configure(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
+// configure starts a server in a new session: its own process group, no
+// controlling terminal.
+func configure(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }
 
 func signalGroup(cmd *exec.Cmd, kill bool) {
 	sig := syscall.SIGTERM

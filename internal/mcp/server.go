@@ -151,7 +151,8 @@ func (s *server) connect(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		tr = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		// The process's reader enforces the message limit (and says so).
+		tr = &sdk.IOTransport{Reader: p.reader(), Writer: p.stdin, MaxLineLength: -1}
 	}
 	sess, err := client.Connect(ctx, tr, nil)
 	if err != nil {
@@ -204,6 +205,9 @@ func (s *server) explainStart(ctx context.Context, p *process, err error) error 
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("it did not answer within %s (raise startup_timeout in %s)%s", s.cfg.StartupTimeout, where, p.stderrNote())
 	}
+	if tl := p.answerTooLarge(); tl != nil {
+		return fmt.Errorf("%w (its first answers could not be read)", tl)
+	}
 	if p != nil && p.hasExited() {
 		return fmt.Errorf("%s exited before it answered (%s)%s; check command and args in %s", s.cfg.Command, p.exitText(), p.stderrNote(), where)
 	}
@@ -222,6 +226,9 @@ func (s *server) explain(ctx context.Context, what string, err error) error {
 func (s *server) endedErr(p *process) error {
 	if p != nil {
 		<-p.exited
+		if tl := p.answerTooLarge(); tl != nil {
+			return fmt.Errorf("%w; it was stopped", tl)
+		}
 		return fmt.Errorf("the server exited (%s)%s", p.exitText(), p.stderrNote())
 	}
 	return errors.New("the server closed the connection")
@@ -230,7 +237,7 @@ func (s *server) endedErr(p *process) error {
 // session returns a live session, starting the server again if it died.
 func (s *server) session(ctx context.Context) (*sdk.ClientSession, chan struct{}, error) {
 	s.mu.Lock()
-	sess, done, closed, state, serr := s.sess, s.done, s.closed, s.state, s.err
+	sess, done, closed, state, serr, p := s.sess, s.done, s.closed, s.state, s.err, s.proc
 	s.mu.Unlock()
 	if closed {
 		return nil, nil, fmt.Errorf("MCP server %q was closed", s.cfg.Name)
@@ -239,6 +246,10 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, chan struct{}
 		select {
 		case <-done:
 		default:
+			if tl := p.answerTooLarge(); tl != nil { // broken, being stopped: start it again
+				serr = tl
+				break
+			}
 			return sess, done, nil
 		}
 	}
@@ -295,6 +306,15 @@ func (s *server) call(ctx context.Context, name string, args json.RawMessage) (*
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
 		return nil, fmt.Errorf("MCP server %q refused the call: %s", s.cfg.Name, rpcErr.Message)
+	}
+	s.mu.Lock()
+	p := s.proc
+	s.mu.Unlock()
+	if tl := p.answerTooLarge(); tl != nil {
+		// It ran the call and answered; the answer could not be read. The
+		// server is stopped and started again for the next call.
+		return nil, fmt.Errorf("MCP server %q: %w; the tool ran but its result was not read (the server is started again "+
+			"for the next call): ask it for less, e.g. with narrower arguments", s.cfg.Name, tl)
 	}
 	// The connection failed: did the server die? Give it a moment to be seen.
 	t := time.NewTimer(2 * time.Second)

@@ -87,17 +87,15 @@ func (m Mode) rank() int {
 }
 
 // DefaultFor is the sandbox of an approval mode when nothing sets one:
-// workspace-write where commands run without a person looking at each
-// (auto-edit, full-auto), read-only under read-only, off under ask, where
-// a person approves every command.
+// read-only under read-only, workspace-write under every other mode (ask
+// too: a command a person approves still runs confined). Running outside
+// the sandbox is its own escalation a person approves (an outside_sandbox
+// call), never a default, a rule or full-auto.
 func DefaultFor(approval string) Mode {
-	switch approval {
-	case "auto-edit", "full-auto":
-		return ModeWorkspaceWrite
-	case "read-only":
+	if approval == "read-only" {
 		return ModeReadOnly
 	}
-	return ModeOff
+	return ModeWorkspaceWrite
 }
 
 // Capabilities is what this machine can enforce.

@@ -10,24 +10,24 @@ import (
 
 func TestModes(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		mode     Mode
-		approval string
+		name string
+		mode Mode
 	}{
-		{NameWorkspaceWrite, ModeWorkspaceWrite, "full-auto"},
-		{NameReadOnly, ModeReadOnly, "read-only"},
-		{NameOff, ModeOff, "ask"},
+		{NameWorkspaceWrite, ModeWorkspaceWrite},
+		{NameReadOnly, ModeReadOnly},
+		{NameOff, ModeOff},
 	} {
 		m, err := ParseMode(tc.name)
 		if err != nil || m != tc.mode || m.String() != tc.name {
 			t.Errorf("ParseMode(%q) = %v, %v", tc.name, m, err)
 		}
-		if got := DefaultFor(tc.approval); got != tc.mode {
-			t.Errorf("DefaultFor(%q) = %v, want %v", tc.approval, got, tc.mode)
-		}
 	}
-	if DefaultFor("auto-edit") != ModeWorkspaceWrite {
-		t.Error("auto-edit's default sandbox is not workspace-write")
+	// The sandbox is on under every approval mode: off is never a default.
+	for approval, want := range map[string]Mode{"read-only": ModeReadOnly, "ask": ModeWorkspaceWrite,
+		"auto-edit": ModeWorkspaceWrite, "full-auto": ModeWorkspaceWrite, "": ModeWorkspaceWrite} {
+		if got := DefaultFor(approval); got != want {
+			t.Errorf("DefaultFor(%q) = %v, want %v", approval, got, want)
+		}
 	}
 	if _, err := ParseMode("strict"); err == nil || !strings.Contains(err.Error(), "workspace-write, read-only or off") {
 		t.Errorf("a bad mode's error does not name the choices: %v", err)

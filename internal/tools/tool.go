@@ -59,7 +59,8 @@ type Env struct {
 	// credentials (nil: the agent's own environment).
 	CommandEnv []string
 	// Escalation: a person can approve a re-run outside the sandbox (the
-	// run's approval mode is ask), so a blocked command's note says how.
+	// sandbox is on and the approval mode lets commands run), so a blocked
+	// command's note says how.
 	Escalation bool
 	// OutsideSandbox, per call: a person approved running this call
 	// outside the sandbox (an approval of scope escalate).
