@@ -39,7 +39,9 @@ func newMCPEnv(t *testing.T, script string, readOnly ...string) *mcpEnv {
 		t.Fatal(err)
 	}
 	m := &mcpEnv{env: newEnv(t, script), xdg: t.TempDir(), planted: "tok_live_" + hex.EncodeToString(b)}
-	m.pidFile = filepath.Join(t.TempDir(), "server.pid")
+	// The server writes its pid into its own directory: the only place
+	// outside the workspace the sandbox lets it write.
+	m.pidFile = filepath.Join(m.home, "mcp", "t", "server.pid")
 	ro, _ := json.Marshal(readOnly)
 	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nread_only_tools = %s\nwritable = true\nenv = { SERVICE_TOKEN = %q, MCPTEST_PIDFILE = %q }\n",
 		mcpServerBin, ro, m.planted, m.pidFile)
@@ -331,5 +333,48 @@ func TestMCPCallNotResentOnResume(t *testing.T) {
 	}
 	if !strings.HasPrefix(res, "interrupted: outcome unknown: the agent stopped while this MCP tool call was running") {
 		t.Errorf("c1's result: %q", res)
+	}
+}
+
+// A stdio server runs inside the OS sandbox: without `writable = true` it
+// cannot write the workspace, it can never write or read the agent's state
+// (but for its own directory), and its environment has no AGENT_HOME.
+func TestMCPServerConfined(t *testing.T) {
+	needSandbox(t)
+	m := newMCPEnv(t, "")
+	// This server is not writable: rewrite the config without that line.
+	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nenv = { MCPTEST_PIDFILE = %q }\n", mcpServerBin, m.pidFile)
+	if err := os.WriteFile(filepath.Join(m.xdg, "agent", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.serve(script(
+		turn("", call("c1", "mcp__t__touch", map[string]any{"path": filepath.Join(m.ws, "made.txt"), "content": "x"})),
+		turn("", call("c2", "mcp__t__touch", map[string]any{"path": filepath.Join(m.home, "planted"), "content": "x"})),
+		turn("", call("c3", "mcp__t__touch", map[string]any{"path": filepath.Join(m.home, "mcp", "t", "own.txt"), "content": "mine"})),
+		turn("", call("c4", "mcp__t__get-env", map[string]any{})),
+		turn("done"),
+	))
+	r := m.agent("run", "--approval", "full-auto", "use the tools")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(m.ws, "made.txt")); err == nil {
+		t.Error("a server without writable = true wrote the workspace")
+	}
+	if _, err := os.Stat(filepath.Join(m.home, "planted")); err == nil {
+		t.Error("a server wrote into the agent's state directory")
+	}
+	if readFile(t, filepath.Join(m.home, "mcp", "t", "own.txt")) != "mine" {
+		t.Error("a server could not write its own directory")
+	}
+	id := runID(t, r.stderr)
+	var env string
+	for _, ev := range m.rawTrace(id) {
+		if ev["type"] == "tool_result" && ev["call_id"] == "c4" {
+			env, _ = ev["output"].(string)
+		}
+	}
+	if env == "" || strings.Contains(env, "AGENT_HOME") {
+		t.Errorf("the server's environment: %q", env)
 	}
 }

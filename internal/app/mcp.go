@@ -12,6 +12,7 @@ import (
 	"agent/internal/contextbuild"
 	"agent/internal/mcp"
 	"agent/internal/redact"
+	"agent/internal/sandbox"
 	"agent/internal/tools"
 )
 
@@ -70,13 +71,30 @@ func (t *toolbox) close() {
 // directory with cmdEnv, the environment commands get (scrubbed of
 // credentials). What the servers say (descriptions, schemas) is redacted
 // before the model sees it.
-func newMCP(set *Settings, red *redact.Redactor, cmdEnv []string, warn func(string)) *mcp.Manager {
+func newMCP(set *Settings, red *redact.Redactor, cmdEnv []string, sb *sandbox.Sandbox, warn func(string)) *mcp.Manager {
 	if len(set.MCPServers) == 0 {
 		return nil
 	}
 	return mcp.New(mcp.Options{Servers: mcpServers(set.MCPServers), Workspace: set.Workspace, StateDir: mcpStateDir(set.Home),
-		Environ: cmdEnv, Clean: red.Redact,
+		Environ: cmdEnv, Clean: red.Redact, Wrap: mcpWrap(sb),
 		Warn: func(w string) { warn(red.Redact(w)) }}) // a server's stderr may quote its token
+}
+
+// mcpWrap starts stdio servers inside the OS sandbox when the session has
+// one: the workspace read-only unless the server's writable = true, the
+// network unless its network = false (sandbox.ServerLaunch). Without an
+// active sandbox (--sandbox off, or none here) servers start as they are.
+func mcpWrap(sb *sandbox.Sandbox) func(mcp.ServerConfig, string, []string, []string) (mcp.Start, error) {
+	if !sb.Active() {
+		return nil
+	}
+	return func(cfg mcp.ServerConfig, dir string, argv, env []string) (mcp.Start, error) {
+		l, err := sb.ServerLaunch(sandbox.ServerSpec{Argv: argv, Env: env, Dir: dir, WriteWorkspace: cfg.Writable, Network: cfg.Network})
+		if err != nil {
+			return mcp.Start{}, err
+		}
+		return mcp.Start{Path: l.Path, Args: append([]string{l.Path}, l.Args...), Env: l.Env, NewNetNS: l.NewNetNS, NewMountNS: l.NewMountNS}, nil
+	}
 }
 
 // mcpStateDir is where stdio servers get their working directories.
@@ -155,8 +173,14 @@ func ListMCP(ctx context.Context, dir string) (*MCPListing, error) {
 	}
 	addMCPSecrets(red, cfg.MCPServers)
 	var mu sync.Mutex
+	mode := cfg.Sandbox.Mode
+	if cfg.Origin["sandbox.mode"] == "" || cfg.Origin["sandbox.mode"] == config.FromDefault {
+		mode = sandbox.ModeWorkspaceWrite // what a run starts its servers under, whatever its approval mode
+	}
+	sb, _ := sandbox.New(sandbox.Options{Mode: mode, Workspace: ws, StateDir: cfg.Home})
+	defer sb.Close()
 	m := mcp.New(mcp.Options{Servers: mcpServers(cfg.MCPServers), Workspace: ws, StateDir: mcpStateDir(cfg.Home),
-		Environ: commandEnv(cfg.Sandbox.EnvAllow), Clean: red.Redact, Warn: func(w string) {
+		Environ: commandEnv(cfg.Sandbox.EnvAllow), Clean: red.Redact, Wrap: mcpWrap(sb), Warn: func(w string) {
 			if strings.Contains(w, " is not available, ") || strings.Contains(w, " refused: ") {
 				return // the listing says so
 			}

@@ -108,7 +108,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	}
 	// The tool specs, MCP servers' included, are known once the servers have
 	// started: the builder is made then (toolbox.ensure), from the registry.
-	s.tools = &toolbox{reg: reg, mcp: newMCP(set, red, cmdEnv, warn), newBuilder: func(specs []agent.ToolSpec) (*contextbuild.Builder, error) {
+	s.tools = &toolbox{reg: reg, mcp: newMCP(set, red, cmdEnv, sb, warn), newBuilder: func(specs []agent.ToolSpec) (*contextbuild.Builder, error) {
 		o := cbOpt
 		o.Tools = specs
 		return contextbuild.New(o)

@@ -169,12 +169,12 @@ func TestWrap(t *testing.T) {
 	e := newLookalikeEnv(t)
 	var got []string // t's argv
 	w := &warnings{}
-	wrap := func(cfg ServerConfig, argv, env []string) (string, []string, []string, error) {
+	wrap := func(cfg ServerConfig, dir string, argv, env []string) (Start, error) {
 		if cfg.Name == "refused" {
-			return "", nil, nil, os.ErrPermission
+			return Start{}, os.ErrPermission
 		}
 		got = argv
-		return "/bin/sh", append([]string{"sh", "-c", `exec "$@"`, "wrapped"}, argv...), append(env, "WRAPPED=1"), nil
+		return Start{Path: "/bin/sh", Args: append([]string{"sh", "-c", `exec "$@"`, "wrapped"}, argv...), Env: append(env, "WRAPPED=1")}, nil
 	}
 	cfg := testServer("t")
 	cfg.Command = filepath.Base(serverBin)

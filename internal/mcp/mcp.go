@@ -56,6 +56,18 @@ type ServerConfig struct {
 	Network  bool
 }
 
+// Start is a stdio server's start as Options.Wrap returns it: the program
+// to execute, its full argv and its environment, and the namespaces to
+// start it in (a new user namespace with a mount and/or network namespace,
+// Linux only).
+type Start struct {
+	Path       string
+	Args       []string
+	Env        []string
+	NewNetNS   bool
+	NewMountNS bool
+}
+
 // Defaults of ServerConfig's timeouts.
 const (
 	DefaultStartupTimeout = 30 * time.Second
@@ -97,10 +109,10 @@ type Options struct {
 	// (PATH, HOME, locale, proxies, ...).
 	Environ []string
 	// Wrap, when set, wraps a stdio server's start in the OS sandbox: given
-	// the server, its argv (argv[0] the resolved absolute program) and
-	// environment, it returns the program to execute, its full argv and
-	// its environment. An error keeps the server from starting.
-	Wrap func(cfg ServerConfig, argv, env []string) (path string, args, environ []string, err error)
+	// the server, its own directory, its argv (argv[0] the resolved
+	// absolute program) and environment, it returns what to start. An
+	// error keeps the server from starting.
+	Wrap func(cfg ServerConfig, dir string, argv, env []string) (Start, error)
 	// Warn receives a warning for each server that fails and each tool
 	// refused (nil: dropped).
 	Warn func(string)

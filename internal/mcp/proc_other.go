@@ -2,10 +2,18 @@
 
 package mcp
 
-import "os/exec"
+import (
+	"errors"
+	"os/exec"
+)
 
 // Without process groups a server's children may outlive it here.
-func configure(*exec.Cmd) {}
+func configure(_ *exec.Cmd, st Start) error {
+	if st.NewNetNS || st.NewMountNS {
+		return errors.New("namespaces are Linux-only")
+	}
+	return nil
+}
 
 func signalGroup(cmd *exec.Cmd, _ bool) {
 	if cmd.Process != nil {

@@ -3,13 +3,20 @@
 package mcp
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
 
 // configure starts a server in a new session: its own process group, no
 // controlling terminal.
-func configure(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }
+func configure(cmd *exec.Cmd, st Start) error {
+	if st.NewNetNS || st.NewMountNS {
+		return errors.New("namespaces are Linux-only")
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return nil
+}
 
 func signalGroup(cmd *exec.Cmd, kill bool) {
 	sig := syscall.SIGTERM

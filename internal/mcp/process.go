@@ -116,12 +116,11 @@ func startProcess(cfg ServerConfig, opt *Options) (*process, error) {
 	}
 	env = setEnv(env, "PWD", dir)
 	argv := append([]string{path}, cfg.Args...)
+	start := Start{Path: path, Args: argv, Env: env}
 	if opt.Wrap != nil {
-		var args []string
-		if path, args, env, err = opt.Wrap(cfg, argv, env); err != nil {
+		if start, err = opt.Wrap(cfg, dir, argv, env); err != nil {
 			return nil, fmt.Errorf("cannot confine MCP server %q: %w", cfg.Name, err)
 		}
-		argv = args
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -137,10 +136,16 @@ func startProcess(cfg ServerConfig, opt *Options) (*process, error) {
 	if p.limit <= 0 {
 		p.limit = DefaultMaxMessage
 	}
-	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, Env: env}
+	cmd := &exec.Cmd{Path: start.Path, Args: start.Args, Dir: dir, Env: start.Env}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	cmd.WaitDelay = time.Second // stderr held open by a child does not hold Wait
-	configure(cmd)
+	if err := configure(cmd, start); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("cannot start MCP server %q: %w", cfg.Name, err)
+	}
 	p.cmd = cmd
 	err = cmd.Start()
 	inR.Close() // the child has its copies

@@ -20,22 +20,32 @@ func configure(cmd *exec.Cmd, spec Spec) error {
 	// terminal, so it cannot read the person's keyboard or push input into
 	// it (TIOCSTI), nor take the terminal's job control.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	if spec.NewNetNS || spec.NewMountNS {
-		a := cmd.SysProcAttr
-		a.Cloneflags = syscall.CLONE_NEWUSER
-		a.AmbientCaps = []uintptr{capNetAdmin}
-		if spec.NewNetNS {
-			a.Cloneflags |= syscall.CLONE_NEWNET
-		}
-		if spec.NewMountNS {
-			a.Cloneflags |= syscall.CLONE_NEWNS
-			a.AmbientCaps = append(a.AmbientCaps, capSysAdmin, capSetPCap)
-		}
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-		a.GidMappingsEnableSetgroups = false
-	}
+	Namespaces(cmd.SysProcAttr, spec.NewNetNS, spec.NewMountNS)
 	return nil
+}
+
+// Namespaces sets a to start a program in a new user namespace (the
+// caller's uid and gid mapped to themselves) with a network and/or mount
+// namespace, holding there the capabilities the sandbox's helpers need to
+// set them up (CAP_NET_ADMIN; with a mount namespace CAP_SYS_ADMIN and
+// CAP_SETPCAP too), which they drop before anything else runs. Neither:
+// nothing changes.
+func Namespaces(a *syscall.SysProcAttr, net, mount bool) {
+	if !net && !mount {
+		return
+	}
+	a.Cloneflags = syscall.CLONE_NEWUSER
+	a.AmbientCaps = []uintptr{capNetAdmin}
+	if net {
+		a.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if mount {
+		a.Cloneflags |= syscall.CLONE_NEWNS
+		a.AmbientCaps = append(a.AmbientCaps, capSysAdmin, capSetPCap)
+	}
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	a.GidMappingsEnableSetgroups = false
 }
 
 // The capabilities a sandbox helper holds in its own user namespace.

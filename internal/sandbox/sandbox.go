@@ -201,7 +201,7 @@ func New(opt Options) (*Sandbox, []string) {
 		s.mode = ModeOff
 		s.note = fmt.Sprintf("not sandboxed here: %s; --sandbox %s was asked for, commands run with your full rights and are recorded as sandbox off",
 			s.caps.Reason, opt.Mode)
-		return s, []string{s.note + " (use --approval ask to approve each command)"}
+		return s, []string{s.note + " (use --approval ask to approve each command yourself)"}
 	}
 	if opt.Mode == ModeWorkspaceWrite {
 		s.writable = writableDirs(opt.Workspace, opt.Writable, getenv)

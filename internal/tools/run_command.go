@@ -199,8 +199,8 @@ func commandSandbox(env *Env, a runCommandArgs) (Sandboxer, *event.SandboxInfo, 
 	}
 	if a.OutsideSandbox {
 		if !env.OutsideSandbox {
-			return nil, nil, errors.New("run_command: outside_sandbox needs a person's approval of this call " +
-				"(only under --approval ask); run it inside the sandbox, or ask the user")
+			return nil, nil, errors.New("run_command: outside_sandbox runs only with a person's approval of this very call " +
+				"(no rule, grant or mode gives it); run it inside the sandbox, or ask the user")
 		}
 		req := sb.Info().Mode
 		return nil, &event.SandboxInfo{Mode: sandbox.NameOff, Requested: req, Source: "escalation", Network: true,
