@@ -53,8 +53,11 @@ func TestUnavailableIsRecordedAsOff(t *testing.T) {
 	if in.Mode != NameOff || in.Requested != NameWorkspaceWrite || !in.Network || len(in.Enforced) != 0 || !strings.Contains(in.Note, "not sandboxed here") {
 		t.Errorf("Info = %+v", in)
 	}
-	if _, err := sb.Launch("r", []string{"bash", "-c", "true"}, nil); err == nil {
-		t.Error("Launch of an unavailable sandbox did not fail")
+	if _, err := sb.Start("r", CommandSpec{Argv: []string{"bash", "-c", "true"}}); err == nil {
+		t.Error("Start in an unavailable sandbox did not fail")
+	}
+	if _, err := sb.ServerLaunch(ServerSpec{Argv: []string{"srv"}, Dir: t.TempDir()}); err == nil {
+		t.Error("ServerLaunch in an unavailable sandbox did not fail")
 	}
 	if b := sb.Blocked("touch: cannot touch '/x': Permission denied", "/", "touch /x", 1); b != nil {
 		t.Errorf("an inactive sandbox reports blocks: %v", b)
@@ -80,12 +83,15 @@ func TestNoUserNSFallback(t *testing.T) {
 			!strings.Contains(warns[1], ".git hooks and config read-only") {
 			t.Errorf("ABI %d: Info %+v, warnings %q", tc.abi, in, warns)
 		}
-		l, err := sb.Launch("run1", []string{"bash", "-c", "true"}, []string{"TMPDIR=/elsewhere", "A=b"})
+		l, err := sb.ServerLaunch(ServerSpec{Argv: []string{"srv"}, Env: []string{"TMPDIR=/elsewhere", "A=b"}, Dir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l.NewNetNS {
+		if l.NewNetNS || l.NewMountNS {
 			t.Errorf("ABI %d: a launch without user namespaces asks for one", tc.abi)
+		}
+		if spec, netns := sb.spec(t.TempDir(), true); netns || spec.Mounts || (tc.abi >= 4) != spec.BlockTCP {
+			t.Errorf("ABI %d: the spawner's rules without user namespaces: %+v (netns %v)", tc.abi, spec, netns)
 		}
 		if !slices.Contains(l.Env, "A=b") || slices.Contains(l.Env, "TMPDIR=/elsewhere") {
 			t.Errorf("launch env %q", l.Env)
