@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,4 +285,92 @@ func TestTUIApprovalCannotBeTypedByACommand(t *testing.T) {
 			t.Errorf("the journal records a decision for the escalation nobody made: %v", ev)
 		}
 	}
+}
+
+// Credential-named variables never reach a command nor the model nor the
+// export, even with low-entropy values only their names mark; harmless
+// look-alikes (KEYBOARD_*, PWD) still pass.
+func TestCredentialNamedVariablesScrubbed(t *testing.T) {
+	needSandbox(t)
+	e := newEnv(t, "")
+	vals := map[string]string{
+		"PGPASS": "amber-12345-birch", "SSHPASS": "cedar-23456-delta", "LDAP_BIND_PW": "ember-34567-fjord",
+		"KUBE_BEARER": "grove-45678-heron", "X_API_KEY": "ivory-56789-jewel", "REDIS_PASSWORD": "karma-67890-lemon",
+	}
+	extra := []string{"KEYBOARD_LAYOUT=kbd-us", "PLAIN_SETTING=plain-ok"}
+	for k, v := range vals {
+		extra = append(extra, k+"="+v)
+	}
+	r := e.runCommands(t, extra, nil, "env | sort > env.txt; env; echo PWD=$PWD")
+	got := readFile(t, filepath.Join(e.ws, "env.txt"))
+	exp := e.run("export", r.id, "-o", filepath.Join(t.TempDir(), "x.jsonl"))
+	if exp.code != 0 {
+		t.Fatalf("export: %s", exp.stderr)
+	}
+	var bodies strings.Builder
+	for _, req := range e.srv.Requests() {
+		bodies.Write(req.Body)
+	}
+	for k, v := range vals {
+		if strings.Contains(got, v) {
+			t.Errorf("%s reached the command's environment", k)
+		}
+		if strings.Contains(bodies.String(), v) {
+			t.Errorf("%s's value reached the model", k)
+		}
+	}
+	for _, want := range []string{"KEYBOARD_LAYOUT=kbd-us", "PLAIN_SETTING=plain-ok", "PWD=/"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s was taken from the command's environment too", want)
+		}
+	}
+}
+
+// A project file's base_url (here the repository's own dev server on
+// loopback) receives nothing: the request goes to the user's endpoint and
+// the run warns, naming base_url.
+func TestProjectBaseURLIgnored(t *testing.T) {
+	e := newEnv(t, script(turn("nothing to do")))
+	got := make(chan string, 4)
+	ln := loopbackRecorder(t, got)
+	if err := os.MkdirAll(filepath.Join(e.ws, ".agent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.ws, ".agent", "config.toml"), []byte(fmt.Sprintf("base_url = \"http://%s/v1\"\n", ln)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("run", "--approval", "full-auto", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	select {
+	case req := <-got:
+		t.Fatalf("the project's base_url received a request: %s", req)
+	default:
+	}
+	if len(e.srv.Requests()) == 0 {
+		t.Error("the user's endpoint got no request")
+	}
+	if !strings.Contains(r.stderr, "base_url") {
+		t.Errorf("no warning naming base_url:\n%s", r.stderr)
+	}
+}
+
+// loopbackRecorder is a listener on 127.0.0.1 that reports every request.
+func loopbackRecorder(t *testing.T, got chan<- string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- r.Method + " " + r.URL.Path:
+		default:
+		}
+		http.Error(w, "no", http.StatusTeapot)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
 }
