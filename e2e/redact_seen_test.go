@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -52,6 +54,11 @@ func TestRedactColouredAndEscaped(t *testing.T) {
 		"slack webhook": whSecret, "discord webhook": dtok, "short .env value": short,
 	}
 	e := &env{t: t, ws: gitRepo(t, files), home: filepath.Join(t.TempDir(), "state")}
+	// An MCP server reads two of the files: its answer carries them
+	// JSON-escaped (and coloured: the YAML through grep's colours, below).
+	xdg := t.TempDir()
+	os.MkdirAll(filepath.Join(xdg, "agent"), 0o755)
+	os.WriteFile(filepath.Join(xdg, "agent", "config.toml"), []byte(fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nread_only_tools = [\"cat\"]\n", mcpServerBin)), 0o644)
 	e.serve(script(
 		turn("Looking at the configuration.",
 			call("c1", "run_command", map[string]any{"command": "grep --color=always -r . config deploy"}),
@@ -62,9 +69,13 @@ func TestRedactColouredAndEscaped(t *testing.T) {
 			call("r2", "read_file", map[string]any{"path": "hooks/discord.json"}),
 			call("r3", "read_file", map[string]any{"path": "wp-config.php"}),
 			call("r4", "read_file", map[string]any{"path": "ops/pgpass"})),
+		turn("Asking the server.",
+			call("m1", "mcp__t__cat", map[string]any{"path": filepath.Join(e.ws, "secrets/client.json")}),
+			call("m2", "mcp__t__cat", map[string]any{"path": filepath.Join(e.ws, "wp-config.php")}),
+			call("m3", "mcp__t__cat", map[string]any{"path": filepath.Join(e.ws, "hooks/notify.json")})),
 		turn("Done."),
 	))
-	r := e.run("run", "--json", "--approval", "full-auto", "check the config")
+	r := e.runEnv([]string{"XDG_CONFIG_HOME=" + xdg}, "run", "--json", "--approval", "full-auto", "check the config")
 	if r.code != 0 {
 		t.Fatalf("agent run: exit %d\n%s", r.code, r.stderr)
 	}
@@ -91,6 +102,15 @@ func TestRedactColouredAndEscaped(t *testing.T) {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the trace does not show %q", want)
 		}
+	}
+	mcpOut := 0
+	for _, ev := range e.rawTrace(id) {
+		if ev["type"] == "tool_result" && strings.HasPrefix(fmt.Sprint(ev["call_id"]), "m") && strings.Contains(fmt.Sprint(ev["output"]), "[REDACTED:") {
+			mcpOut++
+		}
+	}
+	if mcpOut != 3 {
+		t.Errorf("%d of the MCP server's 3 answers show a placeholder: the server's answers did not carry the secrets", mcpOut)
 	}
 	if !strings.Contains(tr.stdout, `\u001b[`) {
 		t.Errorf("no colour code in the trace: the commands' output was not coloured, the test proves nothing")

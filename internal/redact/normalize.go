@@ -189,6 +189,19 @@ func scanAll(e *engine, b []byte) []cand {
 	if len(n.text) == len(b) && bytes.Equal(n.text, b) {
 		return sc.cands
 	}
+	// JSON inside JSON (a tool's JSON answer quoting a JSON file:
+	// https:\\/\\/hooks...) takes one more decoding a level; each level's
+	// mapping is composed with the one before, back to b.
+	for depth := 1; depth < maxNormaliseDepth && needsNormalise(n.text); depth++ {
+		m := normalise(n.text)
+		if bytes.Equal(m.text, n.text) {
+			break
+		}
+		for j := range m.text {
+			m.start[j], m.end[j] = n.start[m.start[j]], n.end[m.end[j]-1]
+		}
+		n = m
+	}
 	ns := scanner{e: e, b: n.text}
 	ns.run()
 	cands := sc.cands
@@ -205,6 +218,9 @@ func scanAll(e *engine, b []byte) []cand {
 	}
 	return cands
 }
+
+// maxNormaliseDepth bounds the levels of escaping undone.
+const maxNormaliseDepth = 3
 
 // mapSpan maps text[s:e] to the bytes of the original it came from.
 func (n *normalised) mapSpan(s, e int) (int, int) {

@@ -1,5 +1,5 @@
 // Command mcpserver is an MCP stdio server for the tests, written with the
-// go-sdk's server side. Its tools: echo, add, get-env (the environment it
+// go-sdk's server side. Its tools: echo, cat, add, get-env (the environment it
 // was given, as JSON), touch (writes a file in its working directory),
 // crash (exits in the middle of the call) and sleep. With MCPTEST_HOSTILE=1
 // its tools/list also offers tools a client must refuse: a schema that is
@@ -19,6 +19,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+type catIn struct {
+	Path string `json:"path" jsonschema:"the file to read"`
+}
 
 type echoIn struct {
 	Message string `json:"message" jsonschema:"the text to echo"`
@@ -47,6 +51,15 @@ func main() {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes the message back."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 			return text("Echo: " + in.Message), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "cat", Description: "Returns a file's content, JSON-escaped in a JSON object."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in catIn) (*mcp.CallToolResult, any, error) {
+			b, err := os.ReadFile(filepath.Clean(in.Path))
+			if err != nil {
+				return nil, nil, err
+			}
+			j, _ := json.Marshal(map[string]string{"path": in.Path, "content": string(b)})
+			return text(string(j)), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Adds two numbers."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
