@@ -102,9 +102,19 @@ func readTags(root *os.Root, f *srcFile) *FileTags {
 	if f.size > maxFileSize {
 		return &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
 	}
-	src, err := io.ReadAll(io.LimitReader(file, maxFileSize+1))
-	if err != nil {
+	src := make([]byte, f.size+1) // one read to EOF in the common case
+	n, err := io.ReadFull(file, src)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil
+	}
+	if n == len(src) { // grew since the stat: read the rest, within the bound
+		more, err := io.ReadAll(io.LimitReader(file, maxFileSize+1-int64(n)))
+		if err != nil {
+			return nil
+		}
+		src = append(src, more...)
+	} else {
+		src = src[:n]
 	}
 	reason := skipReason(path.Base(f.rel), src)
 	if reason != "" && reason != "generated" {
@@ -112,7 +122,10 @@ func readTags(root *os.Root, f *srcFile) *FileTags {
 	}
 	var t *FileTags
 	if f.lang == "go" {
-		t, err = parseGo(f.rel, src)
+		var ok bool
+		if t, ok = scanGo(src, reason != "generated"); !ok {
+			t, err = parseGo(f.rel, src)
+		}
 	} else {
 		t, err = parseOther(f.lang, f.rel, src)
 	}
