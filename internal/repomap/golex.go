@@ -147,15 +147,12 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 	if strings.HasPrefix(s, "\uFEFF") {
 		i = 3
 	}
-	emit := func(kind uint8, op byte, from, to int) {
-		toks = append(toks, gtok{off: int32(from), end: int32(to), line: line, kind: kind, op: op})
-	}
 	for i < n {
 		c := s[i]
 		switch {
 		case c == '\n':
 			if semi {
-				emit(tkOp, ';', i, i)
+				toks = append(toks, gtok{off: int32(i), end: int32(i), line: line, kind: tkOp, op: ';'})
 				semi = false
 			}
 			line++
@@ -171,10 +168,10 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 				j = identTail(s, j)
 			}
 			if kw := keywordOf(s[i:j]); kw != 0 {
-				emit(tkKeyword, kw, i, j)
+				toks = append(toks, gtok{off: int32(i), end: int32(j), line: line, kind: tkKeyword, op: kw})
 				semi = kw == kwSemi
 			} else {
-				emit(tkIdent, 0, i, j)
+				toks = append(toks, gtok{off: int32(i), end: int32(j), line: line, kind: tkIdent, op: 0})
 				semi = true
 			}
 			i = j
@@ -184,12 +181,12 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 				return toks, false
 			}
 			j := identTail(s, i)
-			emit(tkIdent, 0, i, j)
+			toks = append(toks, gtok{off: int32(i), end: int32(j), line: line, kind: tkIdent, op: 0})
 			semi = true
 			i = j
 		case c >= '0' && c <= '9' || c == '.' && i+1 < n && s[i+1] >= '0' && s[i+1] <= '9':
 			j := numberEnd(s, i)
-			emit(tkLit, 0, i, j)
+			toks = append(toks, gtok{off: int32(i), end: int32(j), line: line, kind: tkLit, op: 0})
 			semi = true
 			i = j
 		case c == '"':
@@ -205,7 +202,7 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 			if j >= n {
 				return toks, false
 			}
-			emit(tkString, 0, i, j+1)
+			toks = append(toks, gtok{off: int32(i), end: int32(j+1), line: line, kind: tkString, op: 0})
 			semi = true
 			i = j + 1
 		case c == '`':
@@ -214,7 +211,7 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 				return toks, false
 			}
 			j := i + 1 + k
-			emit(tkString, 0, i, j+1)
+			toks = append(toks, gtok{off: int32(i), end: int32(j+1), line: line, kind: tkString, op: 0})
 			line += int32(strings.Count(s[i:j], "\n"))
 			semi = true
 			i = j + 1
@@ -231,10 +228,13 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 			if j >= n {
 				return toks, false
 			}
-			emit(tkLit, 0, i, j+1)
+			toks = append(toks, gtok{off: int32(i), end: int32(j+1), line: line, kind: tkLit, op: 0})
 			semi = true
 			i = j + 1
 		case c == '/' && i+1 < n && s[i+1] == '/':
+			if (i == 0 || s[i-1] == '\n') && strings.HasPrefix(s[i:], "//line ") {
+				return toks, false // a line directive: go/parser's lines would differ
+			}
 			k := strings.IndexByte(s[i:], '\n')
 			if k < 0 {
 				i = n
@@ -242,13 +242,16 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 				i += k // the newline ends the statement as usual
 			}
 		case c == '/' && i+1 < n && s[i+1] == '*':
+			if strings.HasPrefix(s[i:], "/*line ") {
+				return toks, false
+			}
 			k := strings.Index(s[i+2:], "*/")
 			if k < 0 {
 				return toks, false
 			}
 			if nl := strings.Count(s[i+2:i+2+k], "\n"); nl > 0 {
 				if semi {
-					emit(tkOp, ';', i, i)
+					toks = append(toks, gtok{off: int32(i), end: int32(i), line: line, kind: tkOp, op: ';'})
 					semi = false
 				}
 				line += int32(nl)
@@ -259,7 +262,7 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 			if op == 0 {
 				return toks, false
 			}
-			emit(tkOp, op, i, i+w)
+			toks = append(toks, gtok{off: int32(i), end: int32(i+w), line: line, kind: tkOp, op: op})
 			semi = op == ')' || op == ']' || op == '}'
 			if op == '+' || op == '-' { // ++ or --: it ends a statement
 				toks[len(toks)-1].op = opOther
@@ -269,7 +272,7 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 		}
 	}
 	if semi {
-		emit(tkOp, ';', n, n)
+		toks = append(toks, gtok{off: int32(n), end: int32(n), line: line, kind: tkOp, op: ';'})
 	}
 	for range 4 {
 		toks = append(toks, gtok{off: int32(n), end: int32(n), line: line})

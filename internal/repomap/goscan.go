@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // scanGo is the fast path of Go extraction: it yields the FileTags
@@ -18,18 +19,18 @@ import (
 // identifiers and selectors. TestScanGoMatchesParser holds the two to the
 // same output on every file of GOROOT/src.
 //
+// The strings of t share src's memory, which the caller must not modify
+// afterwards.
+//
 // ok is false when the source holds syntax this reading does not handle
 // (a //line directive, an ambiguous generic type declaration, an import
 // after a declaration, anything unexpected at the top level): the caller
 // then parses the file with go/parser. refs false leaves Refs nil (a
 // generated file's references are never ranked).
 func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
-	if hasLineDirective(src) {
-		return nil, false // positions would move: go/parser honours them
-	}
 	buf := tokPool.Get().(*[]gtok)
 	defer tokPool.Put(buf)
-	s := string(src)
+	s := unsafe.String(unsafe.SliceData(src), len(src)) // src is never written again: see readTags
 	toks, ok := lexGo(s, (*buf)[:0])
 	*buf = toks[:0]
 	if !ok {
@@ -48,22 +49,6 @@ func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
 }
 
 var tokPool = sync.Pool{New: func() any { b := make([]gtok, 0, 4096); return &b }}
-
-// hasLineDirective reports a //line comment at the start of a line or a
-// /*line comment anywhere, which change the lines go/parser reports.
-func hasLineDirective(src []byte) bool {
-	s := string(src) // no copy: only searched
-	for {
-		i := strings.Index(s, "line ")
-		if i < 0 {
-			return false
-		}
-		if i >= 2 && s[i-2:i] == "/*" || i >= 2 && s[i-2:i] == "//" && (i == 2 || s[i-3] == '\n') {
-			return true
-		}
-		s = s[i+5:]
-	}
-}
 
 type goScan struct {
 	s      string
