@@ -202,7 +202,7 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 			if j >= n {
 				return toks, false
 			}
-			toks = append(toks, gtok{off: int32(i), end: int32(j+1), line: line, kind: tkString, op: 0})
+			toks = append(toks, gtok{off: int32(i), end: int32(j + 1), line: line, kind: tkString, op: 0})
 			semi = true
 			i = j + 1
 		case c == '`':
@@ -211,7 +211,7 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 				return toks, false
 			}
 			j := i + 1 + k
-			toks = append(toks, gtok{off: int32(i), end: int32(j+1), line: line, kind: tkString, op: 0})
+			toks = append(toks, gtok{off: int32(i), end: int32(j + 1), line: line, kind: tkString, op: 0})
 			line += int32(strings.Count(s[i:j], "\n"))
 			semi = true
 			i = j + 1
@@ -228,7 +228,7 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 			if j >= n {
 				return toks, false
 			}
-			toks = append(toks, gtok{off: int32(i), end: int32(j+1), line: line, kind: tkLit, op: 0})
+			toks = append(toks, gtok{off: int32(i), end: int32(j + 1), line: line, kind: tkLit, op: 0})
 			semi = true
 			i = j + 1
 		case c == '/' && i+1 < n && s[i+1] == '/':
@@ -262,7 +262,7 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 			if op == 0 {
 				return toks, false
 			}
-			toks = append(toks, gtok{off: int32(i), end: int32(i+w), line: line, kind: tkOp, op: op})
+			toks = append(toks, gtok{off: int32(i), end: int32(i + w), line: line, kind: tkOp, op: op})
 			semi = op == ')' || op == ']' || op == '}'
 			if op == '+' || op == '-' { // ++ or --: it ends a statement
 				toks[len(toks)-1].op = opOther
