@@ -581,10 +581,15 @@ func (p *goScan) refs(i int) {
 			x += 2
 			continue
 		}
-		if d < len(defs) && int(defs[d]) == x || keywordish[name] || goPredeclared[name] {
+		if d < len(defs) && int(defs[d]) == x {
 			continue
 		}
 		refs[name]++
+	}
+	for k := range refs { // cheaper than asking two tables for every use
+		if k[0] != '.' && (keywordish[k] || goPredeclared[k]) {
+			delete(refs, k)
+		}
 	}
 	p.t.Refs = refs
 }
@@ -595,10 +600,8 @@ func (p *goScan) routes() {
 	for _, b := range p.bodies {
 		for x := b[0] + 1; x < b[1] && len(p.t.Routes) < 50; x++ {
 			t := p.toks[x]
-			if t.kind != tkIdent || !p.toks[x-1].is('.') || !goRouteCalls[p.text(x)] {
-				continue
-			}
-			if !p.tok(x+1).is('(') || p.tok(x+2).kind != tkString || !p.tok(x+3).is(',') || p.tok(x+4).is(')') {
+			if t.kind != tkIdent || !p.toks[x-1].is('.') || !p.tok(x+1).is('(') || p.tok(x+2).kind != tkString ||
+				!p.tok(x+3).is(',') || p.tok(x+4).is(')') || !goRouteCalls[p.text(x)] {
 				continue
 			}
 			pat, err := strconv.Unquote(p.text(x + 2))

@@ -86,6 +86,9 @@ func (b *Builder) load(ctx context.Context, files []*srcFile, ri *rootIndex, l *
 		}
 		need = append(need, f)
 	}
+	if len(need) > 0 {
+		b.in.reserve(len(need))
+	}
 	accept := func(f *srcFile, t *FileTags) {
 		if t.Skipped == "" {
 			f.comp = b.in.compile(t, l.scopeOf(f.rel, t.Lang, t.Package))
