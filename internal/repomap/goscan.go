@@ -32,7 +32,9 @@ func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
 	defer tokPool.Put(buf)
 	s := unsafe.String(unsafe.SliceData(src), len(src)) // src is never written again: see readTags
 	toks, ok := lexGo(s, (*buf)[:0])
-	*buf = toks[:0]
+	if cap(toks) <= maxPooledToks {
+		*buf = toks[:0] // keep the grown buffer, unless a huge file grew it
+	}
 	if !ok {
 		return nil, false
 	}
@@ -47,6 +49,9 @@ func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
 	}
 	return p.t, true
 }
+
+// maxPooledToks bounds the token buffers kept for the next file (1 MiB).
+const maxPooledToks = 64 << 10
 
 var tokPool = sync.Pool{New: func() any { b := make([]gtok, 0, 4096); return &b }}
 

@@ -96,8 +96,8 @@ func newInterner(gen uint64) *interner {
 // rehash tables of 10^5 entries as they grow.
 func (in *interner) reserve(files int) {
 	if len(in.ids) == 0 && len(in.base.byName) == 0 && files >= 256 {
-		in.ids = make(map[string]int32, files*16)
-		in.scoped = make(map[[2]int32]int32, files*20)
+		in.ids = make(map[string]int32, files*22)
+		in.scoped = make(map[[2]int32]int32, files*29)
 	}
 }
 
