@@ -40,9 +40,9 @@ the o200k_base tokenizer. It is the text the model sees for that request.
 
 The ranking is a personalized PageRank over the files' references: identifiers and
 paths named in --query and the files named with --focus pull the map towards them.
-Extracted tags are cached per file in $AGENT_HOME/agent.db, and the whole index of
-the workspace in $AGENT_HOME/repomap/, so a second run reads one file and parses only
-the files that changed.
+The whole index of the workspace is kept in $AGENT_HOME/repomap/ (and the tags of
+non-Go files per file in $AGENT_HOME/agent.db: Go files are cheaper to read again), so
+a second run reads one file and parses only the files that changed.
 
 --json prints {budget, tokens, files: [{path, rank, symbols: [{name, kind, line,
 signature}]}], text, stats}, files in rank order.`,

@@ -86,6 +86,9 @@ func (b *Builder) load(ctx context.Context, files []*srcFile, ri *rootIndex, l *
 		}
 		need = append(need, f)
 	}
+	if len(need) > 0 {
+		b.in.reserve(len(need))
+	}
 	accept := func(f *srcFile, t *FileTags) {
 		if t.Skipped == "" {
 			f.comp = b.in.compile(t, l.scopeOf(f.rel, t.Lang, t.Package))
@@ -99,7 +102,11 @@ func (b *Builder) load(ctx context.Context, files []*srcFile, ri *rootIndex, l *
 			return loadStats{}, err
 		}
 	}
-	if err := b.parse(ctx, need, cache, workers, accept); err != nil {
+	// With a snapshot, which holds what is parsed now, a Go file's row
+	// would cost more to encode, redact and write than the file costs to
+	// scan again (scanGo): only the other languages' rows are kept.
+	goRows := ri.snap != snapMissing && ri.snap != snapSynced
+	if err := b.parse(ctx, need, cache, goRows, workers, accept); err != nil {
 		return loadStats{}, err
 	}
 	for p, e := range ri.files {
@@ -170,8 +177,9 @@ func fromCache(ctx context.Context, cache Cache, need []*srcFile, accept func(*s
 }
 
 // parse reads and parses the files of need not yet filled in, with
-// workers goroutines; accept (which interns) runs on this goroutine only.
-func (b *Builder) parse(ctx context.Context, need []*srcFile, cache Cache, workers int, accept func(*srcFile, *FileTags)) error {
+// workers goroutines, and Puts their tags in cache (Go files' only when
+// goRows); accept (which interns) runs on this goroutine only.
+func (b *Builder) parse(ctx context.Context, need []*srcFile, cache Cache, goRows bool, workers int, accept func(*srcFile, *FileTags)) error {
 	roots := map[string]*os.Root{}
 	defer func() {
 		for _, r := range roots {
@@ -225,7 +233,7 @@ func (b *Builder) parse(ctx context.Context, need []*srcFile, cache Cache, worke
 		if p.t == nil {
 			continue // unreadable: left out
 		}
-		if cache != nil {
+		if cache != nil && (goRows || p.f.lang != "go") {
 			cache.Put(p.f.abs, p.f.size, p.f.mtime, p.t)
 		}
 		accept(p.f, p.t)

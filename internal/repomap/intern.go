@@ -91,6 +91,16 @@ func newInterner(gen uint64) *interner {
 	return &interner{gen: gen, ids: map[string]int32{}, pkgs: map[string]int32{}, scoped: map[[2]int32]int32{}}
 }
 
+// reserve sizes an empty table for files new source files (GOROOT/src:
+// ~22 names and ~29 scoped ones per file), so that a cold build does not
+// rehash tables of 10^5 entries as they grow.
+func (in *interner) reserve(files int) {
+	if len(in.ids) == 0 && len(in.base.byName) == 0 && files >= 256 {
+		in.ids = make(map[string]int32, files*22)
+		in.scoped = make(map[[2]int32]int32, files*29)
+	}
+}
+
 // id interns s. Names come from parsers or cache rows whose other bytes
 // are garbage once compiled: a new key is copied, so the table never
 // holds on to a whole row.

@@ -111,6 +111,9 @@ func identTokens(src []byte, fn func(tok []byte, off int)) {
 
 // oneLine collapses whitespace runs to single spaces and truncates.
 func oneLine(s string, limit int) string {
+	if oneLineAlready(s, limit) {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(min(len(s), limit+4))
 	space := false
@@ -130,6 +133,25 @@ func oneLine(s string, limit int) string {
 		}
 	}
 	return b.String()
+}
+
+// oneLineAlready reports whether oneLine(s, limit) is s: short enough,
+// no leading or trailing blank, no blank but single spaces.
+func oneLineAlready(s string, limit int) bool {
+	if len(s) >= limit || s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return len(s) < limit && s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\t', '\n', '\r':
+			return false
+		case ' ':
+			if s[i+1] == ' ' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 var annotationRE = regexp.MustCompile(`^(@[\w.]+(\([^)]*\))?\s+)+`)

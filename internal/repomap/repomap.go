@@ -1,5 +1,6 @@
 // Package repomap owns the repository map: it extracts definitions and
-// references from source files (Go through go/parser; Python, JavaScript,
+// references from source files (Go through a token-level scan, go/parser
+// as its fallback: goscan.go; Python, JavaScript,
 // TypeScript, Rust and Java through tree-sitter in cgo builds or a coarser
 // line scanner without cgo), ranks files and definitions with a personalized
 // PageRank over the reference graph, and renders the best part of the

@@ -114,7 +114,6 @@ func encodeSnapshot(out io.Writer, in *interner, root string, ri *rootIndex, his
 	type ent struct {
 		rel string
 		e   *fileEntry
-		fi  *fileInfo
 	}
 	var ents []ent
 	prefix := root + string(filepath.Separator)
@@ -123,11 +122,7 @@ func encodeSnapshot(out io.Writer, in *interner, root string, ri *rootIndex, his
 		if !ok || e.info == nil || (e.comp == nil) != (e.info.Skipped != "") || e.comp != nil && e.comp.gen != in.gen {
 			continue // not a file of this walk, or compiled with another table
 		}
-		fi := e.info
-		if redacting || !spansInText(fi) {
-			fi = redactTags(fi, red)
-		}
-		ents = append(ents, ent{filepath.ToSlash(rel), e, fi})
+		ents = append(ents, ent{filepath.ToSlash(rel), e}) // redacted as written: never two copies of the index
 	}
 	slices.SortFunc(ents, func(a, b ent) int { return cmp.Compare(a.rel, b.rel) })
 
@@ -205,7 +200,10 @@ func encodeSnapshot(out io.Writer, in *interner, root string, ri *rootIndex, his
 
 	w.n32(len(ents))
 	for _, x := range ents {
-		fi := x.fi
+		fi := x.e.info
+		if redacting || !spansInText(fi) {
+			fi = redactTags(fi, red)
+		}
 		w.str(x.rel)
 		w.i64(x.e.size)
 		w.i64(x.e.mtime)

@@ -428,3 +428,56 @@ func TestSnapshotTableFindsEveryName(t *testing.T) {
 		t.Fatalf("a new name got id %d, want %d", v, want.n())
 	}
 }
+
+// TestSnapshotKeepsNoGoRows: with a snapshot, a cold build Puts rows for
+// the files of other languages only (a Go file is cheaper to scan again
+// than its row is to write); when the snapshot is then lost, the next
+// build parses the Go files again, takes the others from their rows, and
+// maps exactly what a build without any cache maps. Without snapshots,
+// Go files keep their rows.
+func TestSnapshotKeepsNoGoRows(t *testing.T) {
+	root := writeDemo(t)
+	ctx := context.Background()
+	cache := newSnapCache()
+	cold, err := Build(ctx, Options{Root: root, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func(c *snapCache) (goRows, others int) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for p := range c.m {
+			if strings.HasSuffix(p, ".go") {
+				goRows++
+			} else {
+				others++
+			}
+		}
+		return goRows, others
+	}
+	if g, o := rows(cache); g != 0 || o == 0 {
+		t.Fatalf("a cold build with a snapshot kept %d Go rows and %d others, want none and some: %+v", g, o, cold.Stats)
+	}
+
+	cache.data = nil // the snapshot is gone
+	ref, err := Build(ctx, Options{Root: root, Query: "render"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Build(ctx, Options{Root: root, Query: "render", Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameMap(t, "rebuilt without the snapshot", ref, again)
+	if again.Stats.Cached == 0 || again.Stats.Cached+again.Stats.Parsed != ref.Stats.Parsed {
+		t.Fatalf("rebuild stats %+v (no cache: %+v): want the Go files parsed and the others from their rows", again.Stats, ref.Stats)
+	}
+
+	fresh := &snapCache{MemCache: NewMemCache(), off: true} // snapshots off: Go rows are kept
+	if _, err := Build(ctx, Options{Root: root, Cache: fresh}); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := rows(fresh); g == 0 {
+		t.Fatal("without snapshots a cold build kept no Go rows")
+	}
+}

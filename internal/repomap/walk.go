@@ -2,6 +2,7 @@ package repomap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -102,7 +103,7 @@ func readTags(root *os.Root, f *srcFile) *FileTags {
 	if f.size > maxFileSize {
 		return &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
 	}
-	src, err := io.ReadAll(io.LimitReader(file, maxFileSize+1))
+	src, err := readSized(file, f.size)
 	if err != nil {
 		return nil
 	}
@@ -112,7 +113,10 @@ func readTags(root *os.Root, f *srcFile) *FileTags {
 	}
 	var t *FileTags
 	if f.lang == "go" {
-		t, err = parseGo(f.rel, src)
+		var ok bool
+		if t, ok = scanGo(src, reason != "generated"); !ok {
+			t, err = parseGo(f.rel, src)
+		}
 	} else {
 		t, err = parseOther(f.lang, f.rel, src)
 	}
@@ -131,4 +135,26 @@ func engineFor(lang string) string {
 		return goEngine
 	}
 	return otherEngine
+}
+
+// readSized reads file, whose stat said size bytes, to its end (at most
+// maxFileSize+1 bytes): one read into a buffer of the right size when the
+// file did not grow since.
+func readSized(file io.Reader, size int64) ([]byte, error) {
+	src := make([]byte, size+1)
+	n, err := io.ReadFull(file, src)
+	switch {
+	case n < len(src):
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return src[:n], nil
+	case err != nil:
+		return nil, err
+	}
+	more, err := io.ReadAll(io.LimitReader(file, maxFileSize+1-int64(n))) // it grew
+	if err != nil {
+		return nil, err
+	}
+	return append(src, more...), nil
 }
