@@ -43,14 +43,19 @@ func TestWarmRepoMapFillsTheCacheRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Len() < 6 {
-		t.Errorf("the warm-up cached %d files, want the 6 of the workspace", c.Len())
+	// Go files live in the per-root snapshot (no rows of their own).
+	snaps, _ := filepath.Glob(filepath.Join(home, "repomap", "*.snap"))
+	if c.Len() < 6 && len(snaps) == 0 {
+		t.Errorf("the warm-up cached %d files and wrote no snapshot, want the 6 of the workspace", c.Len())
 	}
-	for _, f := range []string{"agent.db", "agent.db-wal"} {
-		if b, err := os.ReadFile(filepath.Join(home, f)); err == nil && contains(b, secret) {
-			t.Errorf("%s holds the secret of a signature in plain text", f)
+	filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, err := os.ReadFile(p); err == nil && contains(b, secret) {
+				t.Errorf("%s holds the secret of a signature in plain text", p)
+			}
 		}
-	}
+		return nil
+	})
 }
 
 func contains(b []byte, s string) bool { return bytes.Contains(b, []byte(s)) }

@@ -144,6 +144,7 @@ func (r *Run) takeLock() error {
 // Close releases the run's lock; the run stays in the journal.
 func (r *Run) Close() {
 	r.s.dropPolicy(r.id)
+	r.s.sb.EndRun(r.id) // its spawner and temporary directory
 	if r.lock != nil {
 		r.lock.Unlock()
 		r.lock = nil

@@ -413,6 +413,24 @@ func (s *Sandbox) TempDir(runID string) (string, error) {
 	return d, nil
 }
 
+// EndRun ends the run's spawner (and what it still runs) and removes the
+// run's temporary directory; a later command of the run starts afresh.
+func (s *Sandbox) EndRun(runID string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sp := s.spawners[runID]; sp != nil {
+		sp.close()
+		delete(s.spawners, runID)
+	}
+	if d, ok := s.temps[runID]; ok {
+		_ = os.RemoveAll(d)
+		delete(s.temps, runID)
+	}
+}
+
 // Close removes the runs' temporary directories.
 func (s *Sandbox) Close() {
 	if s == nil {
