@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/checkpoint"
+	"agent/internal/event"
 	"agent/internal/termtext"
 )
 
@@ -51,10 +52,10 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 				defer repo.Close()
 				before := map[string]string{}
 				for _, c := range cps {
-					if c.Kind == "before" {
+					if c.Kind == event.CheckpointBefore {
 						before[c.CallID] = c.ID
 					}
-					if b, ok := before[c.CallID]; ok && c.Kind == "after" {
+					if b, ok := before[c.CallID]; ok && c.Kind == event.CheckpointAfter {
 						p, err := repo.Patch(ctx, b, c.ID)
 						if err != nil {
 							return withCode(ExitFailed, err)

@@ -34,7 +34,7 @@ type Runner struct {
 	Model string
 	// ProviderName names the model adapter (openai, anthropic) for the
 	// run_started event, so that a resume picks the same one.
-	ProviderName string
+	ProviderName event.Provider
 	// Processes ends what commands leave running (nil: nothing is ended).
 	Processes Processes
 	MaxSteps  int
@@ -493,7 +493,7 @@ func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event
 	case a.Rule != "":
 		msg += " (denied by rule " + a.Rule + "); do not retry it, choose another way or ask the user"
 	default:
-		msg += " (denied by approval mode " + st.Approval + "); do not retry it"
+		msg += " (denied by approval mode " + string(st.Approval) + "); do not retry it"
 	}
 	if err := r.toolResult(ctx, st, c.ID, event.ResultDenied, msg); err != nil {
 		return Outcome{Status: event.StatusFailed, Err: err}, true

@@ -12,9 +12,9 @@ type State struct {
 	RunID     string
 	Workspace string
 	Model     string
-	Approval  string
-	Provider  string   // the model adapter the run started with ("" before it was recorded)
-	Allow     []string // the run's rules, from run_started
+	Approval  event.ApprovalMode
+	Provider  event.Provider // the model adapter the run started with ("" before it was recorded)
+	Allow     []string       // the run's rules, from run_started
 	Deny      []string
 	Messages  []Message
 	Step      int
@@ -140,7 +140,7 @@ func (s *State) Persons() int {
 }
 
 // NewState starts the state of a new run.
-func NewState(runID, workspace, model, approval string) *State {
+func NewState(runID, workspace, model string, approval event.ApprovalMode) *State {
 	return &State{RunID: runID, Workspace: workspace, Model: model, Approval: approval, Status: event.StatusRunning}
 }
 

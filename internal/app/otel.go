@@ -127,7 +127,7 @@ func ExportOTLP(ctx context.Context, st *store.Store, runID, endpoint string, op
 	provider := genAIProvider(run.Model)
 	for _, ev := range evs {
 		if d, ok := ev.Data.(*event.RunStartedData); ok && d.Provider != "" {
-			provider = d.Provider // journaled since the Anthropic adapter
+			provider = string(d.Provider) // journaled since the Anthropic adapter
 			break
 		}
 	}
@@ -166,9 +166,9 @@ func contentNote(content bool) string {
 // runs that did not journal their provider.
 func genAIProvider(model string) string {
 	if strings.HasPrefix(strings.ToLower(model), "claude") {
-		return "anthropic"
+		return string(event.ProviderAnthropic)
 	}
-	return "openai"
+	return string(event.ProviderOpenAI)
 }
 
 func buildVersion() (version, revision string) {

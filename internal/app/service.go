@@ -12,7 +12,6 @@ import (
 	"agent/internal/agent/openai"
 	"agent/internal/approval"
 	"agent/internal/checkpoint"
-	"agent/internal/config"
 	"agent/internal/contextbuild"
 	"agent/internal/event"
 	"agent/internal/otlp"
@@ -91,7 +90,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	sb, cmdEnv := commandSandbox(set, warn)
 	s.sb = sb
 	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec,
-		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval == policy.ModeAsk.String() && sb.Active()}
+		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval == event.ApprovalAsk && sb.Active()}
 	reg := tools.Default()
 	rm := &repoMapper{root: set.Workspace, store: st, warn: warn, red: red}
 	s.repoMap = rm
@@ -198,7 +197,7 @@ func newProvider(set *Settings) (agent.Provider, error) {
 	var p agent.Provider
 	var err error
 	switch set.Provider {
-	case config.ProviderAnthropic:
+	case event.ProviderAnthropic:
 		p, err = anthropic.New(anthropic.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
 	default:
 		p, err = openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
@@ -211,11 +210,11 @@ func newProvider(set *Settings) (agent.Provider, error) {
 
 // providerName is what run_started records of the model adapter ("" for
 // a replayed script).
-func providerName(set *Settings) string {
+func providerName(set *Settings) event.Provider {
 	if set.Replay != "" {
 		return ""
 	}
-	return string(set.Provider)
+	return set.Provider
 }
 
 // Close releases the session.
@@ -257,8 +256,8 @@ func (s *Service) Notice() string {
 }
 
 // setPolicy makes the approval policy of a run from its mode and rules.
-func (s *Service) setPolicy(runID, mode string, allow, deny []string) error {
-	m, err := policy.ParseMode(mode)
+func (s *Service) setPolicy(runID string, mode event.ApprovalMode, allow, deny []string) error {
+	m, err := policy.ParseMode(string(mode))
 	if err != nil {
 		return usage("%v (set --approval or AGENT_APPROVAL)", err)
 	}

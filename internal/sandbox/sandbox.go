@@ -60,6 +60,9 @@ func (m Mode) String() string {
 	return NameOff
 }
 
+// Event is the mode as the journal records it.
+func (m Mode) Event() event.SandboxMode { return event.SandboxMode(m.String()) }
+
 // ParseMode reads a mode name.
 func ParseMode(s string) (Mode, error) {
 	switch strings.TrimSpace(s) {
@@ -90,11 +93,11 @@ func (m Mode) rank() int {
 // workspace-write where commands run without a person looking at each
 // (auto-edit, full-auto), read-only under read-only, off under ask, where
 // a person approves every command.
-func DefaultFor(approval string) Mode {
+func DefaultFor(approval event.ApprovalMode) Mode {
 	switch approval {
-	case "auto-edit", "full-auto":
+	case event.ApprovalAutoEdit, event.ApprovalFullAuto:
 		return ModeWorkspaceWrite
-	case "read-only":
+	case event.ApprovalReadOnly:
 		return ModeReadOnly
 	}
 	return ModeOff
@@ -259,9 +262,9 @@ func (s *Sandbox) Info() *event.SandboxInfo {
 	if s == nil {
 		return &event.SandboxInfo{Mode: NameOff, Network: true}
 	}
-	in := &event.SandboxInfo{Mode: s.mode.String(), Source: s.source, Note: s.note}
+	in := &event.SandboxInfo{Mode: s.mode.Event(), Source: s.source, Note: s.note}
 	if s.requested != s.mode {
-		in.Requested = s.requested.String()
+		in.Requested = s.requested.Event()
 	}
 	if s.mode == ModeOff {
 		in.Network = true

@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"agent/internal/event"
 )
 
 func TestModes(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		mode     Mode
-		approval string
+		approval event.ApprovalMode
 	}{
 		{NameWorkspaceWrite, ModeWorkspaceWrite, "full-auto"},
 		{NameReadOnly, ModeReadOnly, "read-only"},

@@ -45,10 +45,10 @@ func (m *model) openCheckpoints() tea.Cmd {
 		for _, c := range rows {
 			cp := drawer.Checkpoint{ID: c.ID, Step: c.Step, CallID: c.CallID, Tool: tools[c.CallID],
 				Kind: drawer.Kind(c.Kind), Files: c.Files, Time: c.Created}
-			if c.Kind == string(event.CheckpointBefore) {
+			if c.Kind == event.CheckpointBefore {
 				before[c.CallID] = c.ID
 			}
-			if b, ok := before[c.CallID]; ok && c.Kind == string(event.CheckpointAfter) && len(c.Files) > 0 {
+			if b, ok := before[c.CallID]; ok && c.Kind == event.CheckpointAfter && len(c.Files) > 0 {
 				if p, err := repo.Patch(ctx, b, c.ID); err == nil {
 					cp.Added, cp.Removed = countLines(p)
 				}

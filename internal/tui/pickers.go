@@ -66,7 +66,7 @@ func (m *model) openPicker(k pickKind) tea.Cmd {
 		}
 	case pickGrants:
 		set := svc.Settings()
-		m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approvals · mode " + set.Approval,
+		m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approvals · mode " + string(set.Approval),
 			Empty: "no grants: every call that needs approval asks", Actions: []picker.Action{{Key: "d", Label: "revoke"}},
 			Note: "grants come from \"allow for this run\"; a revoked grant asks again, and the revocation is journaled"})
 		m.layout()
