@@ -12,6 +12,7 @@ import (
 	"agent/internal/checkpoint"
 	"agent/internal/contextbuild"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/policy"
 	"agent/internal/replay"
 	"agent/internal/store"
@@ -22,13 +23,13 @@ import (
 // without a note.
 type personDenies struct{}
 
-func (personDenies) Approve(context.Context, agent.ApprovalRequest) (agent.ApprovalDecision, error) {
-	return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: agent.SourceUser}, nil
+func (personDenies) Approve(context.Context, protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
+	return agent.ApprovalDecision{Decision: protocol.DenyCall(""), Source: event.SourceUser}, nil
 }
 
 // runScript runs script through the real loop, store and checkpoints and
 // returns the run's journal as the store has it.
-func runScript(t *testing.T, script string, approver agent.Approver, maxSteps int) (agent.Outcome, []event.Event) {
+func runScript(t *testing.T, script string, approver agent.Approver, maxSteps int) (protocol.Outcome, []event.Event) {
 	t.Helper()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("v1\n"), 0o644); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tools"
 )
 
@@ -22,8 +23,8 @@ const (
 type ResumeOptions struct {
 	Approve string      // call id to allow once
 	Deny    string      // call id to deny
-	Note    string      // the note that goes with Deny
-	Scope   event.Scope // ScopeOnce (default) or ScopeRun for Approve
+	Note    string      // the note that goes with event.Deny
+	Scope   event.Scope // event.ScopeOnce (default) or event.ScopeRun for Approve
 }
 
 // ResumeError is a resume request that does not fit the run (exit 2).
@@ -63,7 +64,7 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 	if opt.Note != "" && opt.Deny == "" {
 		return &ResumeError{Msg: "--note goes with --deny CALL_ID"}
 	}
-	if opt.Scope != "" && opt.Scope != ScopeOnce && opt.Scope != ScopeRun {
+	if opt.Scope != "" && opt.Scope != event.ScopeOnce && opt.Scope != event.ScopeRun {
 		return &ResumeError{Msg: "--scope is once or run"}
 	}
 	type plan struct {
@@ -85,7 +86,7 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 			action = ActionNotRerun
 		case a != nil && a.Pending:
 			action = ActionAwaitingApproval
-		case a != nil && a.Decision == Deny:
+		case a != nil && a.Decision == event.Deny:
 			action = ActionNotRerun
 		case oc.Risk == event.RiskExec && oc.BeforeCP != "",
 			oc.Risk == event.RiskRead && tools.Remote(oc.Call.Name): // an MCP call journaled is one that may have been sent
@@ -128,23 +129,23 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 		oc := p.oc
 		switch {
 		case oc.Call.ID == opt.Approve:
-			a := &event.ApprovalData{CallID: oc.Call.ID, Decision: Allow, Scope: ScopeOnce,
-				Source: SourceUser, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}
-			areq := ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk}
+			a := &event.ApprovalData{CallID: oc.Call.ID, Decision: event.Allow, Scope: event.ScopeOnce,
+				Source: event.SourceUser, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}
+			areq := protocol.ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk}
 			if e, ok := r.Approver.(Escalator); ok && e.Escalates(areq) {
 				a.Scope = event.ScopeEscalate // this call only, outside the sandbox
-			} else if opt.Scope == ScopeRun {
-				a.Scope = ScopeRun
+			} else if opt.Scope == event.ScopeRun {
+				a.Scope = event.ScopeRun
 				if g, ok := r.Approver.(Granter); ok {
-					a.Grant, a.GrantExpires = g.GrantFor(ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk})
+					a.Grant, a.GrantExpires = g.GrantFor(protocol.ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk})
 				}
 			}
 			if err := r.record(ctx, st, a); err != nil {
 				return err
 			}
 		case oc.Call.ID == opt.Deny:
-			if err := r.record(ctx, st, &event.ApprovalData{CallID: oc.Call.ID, Decision: Deny, Scope: ScopeOnce,
-				Source: SourceUser, Note: r.redact(opt.Note), ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
+			if err := r.record(ctx, st, &event.ApprovalData{CallID: oc.Call.ID, Decision: event.Deny, Scope: event.ScopeOnce,
+				Source: event.SourceUser, Note: r.redact(opt.Note), ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
 				return err
 			}
 		case p.unknown:

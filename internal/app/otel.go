@@ -17,6 +17,7 @@ import (
 	"agent/internal/config"
 	"agent/internal/event"
 	"agent/internal/otlp"
+	"agent/internal/protocol"
 	"agent/internal/redact"
 	"agent/internal/store"
 )
@@ -51,8 +52,8 @@ func (s *Service) startOTel() error {
 		},
 	})
 	s.otel = live
-	s.Subscribe(func(u Update) {
-		if u.Kind == UpdateEvent {
+	s.Subscribe(func(u protocol.Update) {
+		if u.Kind == protocol.UpdateEvent {
 			live.Observe(u.Event)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/store"
 )
 
@@ -191,7 +192,7 @@ func (r *Run) Message(ctx context.Context, text string) error {
 // Drive runs the run until the model gives a final answer, the run fails,
 // is interrupted (Interrupt, or ctx), stops or pauses for a person. It
 // journals run_finished.
-func (r *Run) Drive(ctx context.Context) agent.Outcome {
+func (r *Run) Drive(ctx context.Context) protocol.Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	r.cancel = cancel

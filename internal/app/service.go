@@ -16,6 +16,7 @@ import (
 	"agent/internal/event"
 	"agent/internal/otlp"
 	"agent/internal/policy"
+	"agent/internal/protocol"
 	"agent/internal/redact"
 	"agent/internal/replay"
 	"agent/internal/sandbox"
@@ -135,9 +136,11 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 			Tools: reg, ToolEnv: env,
 		},
 		Observer: agent.Observer{
-			Event:     func(ev event.Event) { s.hub.publish(Update{Kind: UpdateEvent, Event: ev}) },
-			Delta:     func(text string) { s.hub.publish(Update{Kind: UpdateText, Text: text}) },
-			CallDelta: func(d agent.CallDelta) { s.hub.publish(Update{Kind: UpdateCall, Call: d}) },
+			Event: func(ev event.Event) {
+				s.hub.publish(protocol.Update{Kind: protocol.UpdateEvent, RunID: ev.RunID, Event: ev})
+			},
+			Delta:     func(text string) { s.hub.publish(protocol.Update{Kind: protocol.UpdateText, Text: text}) },
+			CallDelta: func(d protocol.CallDelta) { s.hub.publish(protocol.Update{Kind: protocol.UpdateCall, Call: d}) },
 		},
 	}
 	env.Hidden = func(rel string) bool {

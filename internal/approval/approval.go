@@ -18,12 +18,13 @@ import (
 	"agent/internal/agent"
 	"agent/internal/event"
 	"agent/internal/policy"
+	"agent/internal/protocol"
 	"agent/internal/tools"
 )
 
 // Prompter asks a person. It must honour ctx cancellation.
 type Prompter interface {
-	Ask(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error)
+	Ask(ctx context.Context, req protocol.ApprovalRequest) (agent.ApprovalDecision, error)
 }
 
 // Grants reads a run's "allow for this run" grants. They are written with
@@ -71,7 +72,7 @@ func (a *Approver) policy(runID string) *policy.Policy {
 func (a *Approver) Interactive() bool { return a.Prompter != nil }
 
 // Approve implements agent.Approver.
-func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error) {
+func (a *Approver) Approve(ctx context.Context, req protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
 	pol := a.policy(req.RunID)
 	if pol == nil {
 		return agent.ApprovalDecision{}, fmt.Errorf("no approval policy for run %s", req.RunID)
@@ -83,26 +84,26 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	}
 	switch d.Action {
 	case policy.Allow:
-		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Allow, Scope: event.ScopeOnce}, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	case policy.Deny:
-		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Deny, Scope: event.ScopeOnce}, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
 	if rule, ok, err := a.granted(ctx, pol, req, call); err != nil {
 		return agent.ApprovalDecision{}, err
 	} else if ok {
-		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeRun, Source: agent.SourceUser, Rule: rule,
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Allow, Scope: event.ScopeRun}, Source: event.SourceUser, Rule: rule,
 			Reason: "allowed for this run by an earlier decision"}, nil
 	}
 	req.Diff = a.preview(ctx, req)
 	if a.Prompter == nil {
-		return agent.ApprovalDecision{Pending: true, Reason: d.Reason, Diff: req.Diff}, nil
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Pending}, Reason: d.Reason, Diff: req.Diff}, nil
 	}
 	dec, err := a.Prompter.Ask(ctx, req)
 	if err != nil {
 		return agent.ApprovalDecision{}, err
 	}
-	dec.Source = agent.SourceUser
-	if dec.Decision == agent.Allow && dec.Scope == agent.ScopeRun {
+	dec.Source = event.SourceUser
+	if dec.Verdict == protocol.Allow && dec.Scope == event.ScopeRun {
 		dec.Grant, dec.GrantExpires = a.GrantFor(req)
 	}
 	return dec, nil
@@ -111,7 +112,7 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 // Escalates reports whether req asks to run a command outside the active
 // OS sandbox: only a person can allow that, for that one call (scope
 // escalate).
-func (a *Approver) Escalates(req agent.ApprovalRequest) bool {
+func (a *Approver) Escalates(req protocol.ApprovalRequest) bool {
 	return a.ToolEnv.OutsideSandboxRequested(req.Tool, json.RawMessage(req.Arguments))
 }
 
@@ -119,27 +120,27 @@ func (a *Approver) Escalates(req agent.ApprovalRequest) bool {
 // still denies it; outside ask, the mode denies it (nobody is asked there,
 // and the sandbox is what makes the mode safe); under ask a person decides,
 // never a rule or a run grant, and an allow covers this call only.
-func (a *Approver) escalate(ctx context.Context, pol *policy.Policy, req agent.ApprovalRequest, d policy.Decision) (agent.ApprovalDecision, error) {
+func (a *Approver) escalate(ctx context.Context, pol *policy.Policy, req protocol.ApprovalRequest, d policy.Decision) (agent.ApprovalDecision, error) {
 	if d.Action == policy.Deny {
-		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Deny, Scope: event.ScopeOnce}, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
 	mode := a.ToolEnv.Sandbox.Info().Mode
 	if pol.Mode != policy.ModeAsk {
-		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: agent.SourceMode,
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Deny, Scope: event.ScopeOnce}, Source: event.SourceMode,
 			Reason: fmt.Sprintf("running a command outside the OS sandbox (%s) needs a person's approval, which only --approval ask asks for; "+
 				"do it inside the sandbox, or ask the user to run it", mode)}, nil
 	}
 	req.Reason = fmt.Sprintf("the model asks to run this command OUTSIDE the OS sandbox (%s): it could write anywhere you can and reach the network; "+
 		"an allow covers this one call", mode)
 	if a.Prompter == nil {
-		return agent.ApprovalDecision{Pending: true, Reason: req.Reason}, nil
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Pending}, Reason: req.Reason}, nil
 	}
 	dec, err := a.Prompter.Ask(ctx, req)
 	if err != nil {
 		return agent.ApprovalDecision{}, err
 	}
-	dec.Source = agent.SourceUser
-	if dec.Decision == agent.Allow {
+	dec.Source = event.SourceUser
+	if dec.Verdict == protocol.Allow {
 		dec.Scope, dec.Grant, dec.GrantExpires = event.ScopeEscalate, "", time.Time{}
 		if dec.Reason == "" {
 			dec.Reason = "allowed to run outside the OS sandbox, this call only"
@@ -150,7 +151,7 @@ func (a *Approver) escalate(ctx context.Context, pol *policy.Policy, req agent.A
 
 // GrantFor returns the "allow for this run" grant covering calls like req,
 // and when it expires; the loop journals it with the approval.
-func (a *Approver) GrantFor(req agent.ApprovalRequest) (string, time.Time) {
+func (a *Approver) GrantFor(req protocol.ApprovalRequest) (string, time.Time) {
 	ttl := a.TTL
 	if ttl <= 0 {
 		ttl = time.Hour
@@ -169,7 +170,7 @@ func GrantRule(tool string, args json.RawMessage) string {
 	return fmt.Sprintf("%s(%s)", tool, esc)
 }
 
-func (a *Approver) granted(ctx context.Context, pol *policy.Policy, req agent.ApprovalRequest, call policy.Call) (string, bool, error) {
+func (a *Approver) granted(ctx context.Context, pol *policy.Policy, req protocol.ApprovalRequest, call policy.Call) (string, bool, error) {
 	if a.Grants == nil || req.RunID == "" {
 		return "", false, nil
 	}
@@ -197,7 +198,7 @@ func (a *Approver) granted(ctx context.Context, pol *policy.Policy, req agent.Ap
 }
 
 // preview renders the change a file tool would make.
-func (a *Approver) preview(ctx context.Context, req agent.ApprovalRequest) string {
+func (a *Approver) preview(ctx context.Context, req protocol.ApprovalRequest) string {
 	if a.Tools == nil {
 		return ""
 	}

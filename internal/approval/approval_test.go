@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"agent/internal/agent"
 	"agent/internal/event"
 	"agent/internal/policy"
+	"agent/internal/protocol"
 	"agent/internal/store"
 	"agent/internal/tools"
 )
@@ -24,7 +24,7 @@ type testRun struct {
 }
 
 // grant journals a person's "allow for this run" of req, as the loop does.
-func (r testRun) grant(t *testing.T, req agent.ApprovalRequest) {
+func (r testRun) grant(t *testing.T, req protocol.ApprovalRequest) {
 	t.Helper()
 	req.RunID = r.runID
 	rule, exp := r.GrantFor(req)
@@ -35,7 +35,7 @@ func (r testRun) grant(t *testing.T, req agent.ApprovalRequest) {
 	}
 }
 
-func (r testRun) req(id, command string) agent.ApprovalRequest {
+func (r testRun) req(id, command string) protocol.ApprovalRequest {
 	q := cmdReq(id, command)
 	q.RunID = r.runID
 	return q
@@ -64,8 +64,8 @@ func newApprover(t *testing.T, mode policy.Mode, allow, deny []string) (testRun,
 	return testRun{a, st, runID}, &now
 }
 
-func cmdReq(id, command string) agent.ApprovalRequest {
-	return agent.ApprovalRequest{CallID: id, Tool: "run_command", Arguments: `{"command":"` + command + `"}`, Risk: event.RiskExec}
+func cmdReq(id, command string) protocol.ApprovalRequest {
+	return protocol.ApprovalRequest{CallID: id, Tool: "run_command", Arguments: `{"command":"` + command + `"}`, Risk: event.RiskExec}
 }
 
 // A run grant covers the same call again until it expires; then a person is
@@ -74,30 +74,30 @@ func TestRunGrantExpires(t *testing.T) {
 	a, now := newApprover(t, policy.ModeAsk, nil, []string{"run_command(rm *)"})
 	ctx := context.Background()
 	d, err := a.Approve(ctx, a.req("c1", "go test ./..."))
-	if err != nil || !d.Pending {
+	if err != nil || d.Verdict != protocol.Pending {
 		t.Fatalf("headless ask: %+v, %v; want pending", d, err)
 	}
 	a.grant(t, a.req("c1", "go test ./..."))
-	if d, _ := (&Approver{Policy: a.Policy, Grants: a.st, Now: a.Now}).Approve(ctx, a.req("c1b", "go test ./...")); d.Decision != agent.Allow {
+	if d, _ := (&Approver{Policy: a.Policy, Grants: a.st, Now: a.Now}).Approve(ctx, a.req("c1b", "go test ./...")); d.Verdict != protocol.Allow {
 		t.Errorf("the grant is not in the journal's grants: %+v", d)
 	}
-	if d, _ := a.Approve(ctx, cmdReq("other-run", "go test ./...")); !d.Pending {
+	if d, _ := a.Approve(ctx, cmdReq("other-run", "go test ./...")); d.Verdict != protocol.Pending {
 		t.Errorf("a grant of one run covered a call of another: %+v", d)
 	}
 	*now = now.Add(59 * time.Minute)
 	d, _ = a.Approve(ctx, a.req("c2", "go test ./..."))
-	if d.Decision != agent.Allow || d.Scope != agent.ScopeRun || d.Source != agent.SourceUser {
+	if d.Verdict != protocol.Allow || d.Scope != event.ScopeRun || d.Source != event.SourceUser {
 		t.Errorf("within the grant's time: %+v, want allow/run/user", d)
 	}
-	if d, _ := a.Approve(ctx, a.req("c3", "go test ./... && curl evil")); !d.Pending {
+	if d, _ := a.Approve(ctx, a.req("c3", "go test ./... && curl evil")); d.Verdict != protocol.Pending {
 		t.Errorf("a longer command slipped under the grant: %+v", d)
 	}
 	a.grant(t, a.req("c4", "rm -rf build"))
-	if d, _ := a.Approve(ctx, a.req("c5", "rm -rf build")); d.Decision != agent.Deny || d.Source != event.SourceRule {
+	if d, _ := a.Approve(ctx, a.req("c5", "rm -rf build")); d.Verdict != protocol.Deny || d.Source != event.SourceRule {
 		t.Errorf("a grant beat a deny rule: %+v", d)
 	}
 	*now = now.Add(2 * time.Minute)
-	if d, _ := a.Approve(ctx, a.req("c6", "go test ./...")); !d.Pending {
+	if d, _ := a.Approve(ctx, a.req("c6", "go test ./...")); d.Verdict != protocol.Pending {
 		t.Errorf("after the grant expired: %+v, want a person asked again", d)
 	}
 }
@@ -105,9 +105,9 @@ func TestRunGrantExpires(t *testing.T) {
 // A pending file write carries the diff it would make.
 func TestPendingWriteCarriesDiff(t *testing.T) {
 	a, _ := newApprover(t, policy.ModeAsk, nil, nil)
-	d, err := a.Approve(context.Background(), agent.ApprovalRequest{CallID: "c1", Tool: "edit_file", Risk: event.RiskWrite,
+	d, err := a.Approve(context.Background(), protocol.ApprovalRequest{CallID: "c1", Tool: "edit_file", Risk: event.RiskWrite,
 		Arguments: `{"path":"main.go","old_string":"func main() {}","new_string":"func main() { println(1) }"}`})
-	if err != nil || !d.Pending {
+	if err != nil || d.Verdict != protocol.Pending {
 		t.Fatalf("%+v %v", d, err)
 	}
 	if !strings.Contains(d.Diff, "+func main() { println(1) }") || !strings.Contains(d.Diff, "-func main() {}") {
@@ -119,21 +119,21 @@ func TestModesAndRules(t *testing.T) {
 	cases := []struct {
 		mode     policy.Mode
 		allow    []string
-		req      agent.ApprovalRequest
+		req      protocol.ApprovalRequest
 		decision event.Decision
 		pending  bool
 	}{
-		{policy.ModeReadOnly, nil, cmdReq("c", "ls"), agent.Deny, false},
-		{policy.ModeAsk, []string{"run_command(ls *)"}, cmdReq("c", "ls -la"), agent.Allow, false},
+		{policy.ModeReadOnly, nil, cmdReq("c", "ls"), event.Deny, false},
+		{policy.ModeAsk, []string{"run_command(ls *)"}, cmdReq("c", "ls -la"), event.Allow, false},
 		{policy.ModeAsk, []string{"run_command(ls *)"}, cmdReq("c", "ls; rm -rf x"), "", true},
-		{policy.ModeAutoEdit, nil, agent.ApprovalRequest{Tool: "write_file", Risk: event.RiskWrite, Arguments: `{"path":"a.txt","content":"x"}`}, agent.Allow, false},
+		{policy.ModeAutoEdit, nil, protocol.ApprovalRequest{Tool: "write_file", Risk: event.RiskWrite, Arguments: `{"path":"a.txt","content":"x"}`}, event.Allow, false},
 		{policy.ModeAutoEdit, nil, cmdReq("c", "make"), "", true},
-		{policy.ModeFullAuto, nil, cmdReq("c", "make"), agent.Allow, false},
+		{policy.ModeFullAuto, nil, cmdReq("c", "make"), event.Allow, false},
 	}
 	for _, c := range cases {
 		a, _ := newApprover(t, c.mode, c.allow, nil)
 		d, err := a.Approve(context.Background(), c.req)
-		if err != nil || d.Pending != c.pending || d.Decision != c.decision {
+		if err != nil || (d.Verdict == protocol.Pending) != c.pending || d.Verdict.Event() != c.decision {
 			t.Errorf("%s %s %s: %+v %v; want decision %q pending %t", c.mode, c.req.Tool, c.req.Arguments, d, err, c.decision, c.pending)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"agent/internal/app"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tui/theme"
 )
 
@@ -247,7 +248,7 @@ func BenchmarkRootStream200TokPerSec(b *testing.B) {
 					b.StartTimer()
 				}
 				t := time.Now()
-				m.Update(updateMsg{app.Update{Kind: app.UpdateText, Text: deltas[k]}})
+				m.Update(updateMsg{protocol.Update{Kind: protocol.UpdateText, Text: deltas[k]}})
 				_ = frame(m)
 				frames = append(frames, time.Since(t))
 				k++

@@ -8,16 +8,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"agent/internal/agent"
-	"agent/internal/app"
+	"agent/internal/protocol"
 )
 
 // updateMsg carries an app update into the program.
-type updateMsg struct{ u app.Update }
+type updateMsg struct{ u protocol.Update }
 
 // askMsg carries an approval request into the program; the answer goes back
 // on reply (buffered: the program never blocks on it).
 type askMsg struct {
-	req   agent.ApprovalRequest
+	req   protocol.ApprovalRequest
 	reply chan agent.ApprovalDecision
 }
 
@@ -62,7 +62,7 @@ func (b *bridge) warn(text string) { b.send(warnMsg{text}) }
 var errNoTerminal = errors.New("the terminal UI has closed: nobody can decide the call")
 
 // Ask implements approval.Prompter.
-func (b *bridge) Ask(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error) {
+func (b *bridge) Ask(ctx context.Context, req protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
 	reply := make(chan agent.ApprovalDecision, 1)
 	if !b.send(askMsg{req: req, reply: reply}) {
 		return agent.ApprovalDecision{}, errNoTerminal

@@ -14,6 +14,7 @@ import (
 	"agent/internal/app"
 	"agent/internal/approval"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tui/approve"
 	"agent/internal/tui/composer"
 	"agent/internal/tui/diffview"
@@ -211,7 +212,7 @@ type (
 		err     error
 	}
 	// driveDoneMsg: a stretch of the run ended.
-	driveDoneMsg struct{ out agent.Outcome }
+	driveDoneMsg struct{ out protocol.Outcome }
 	// rollbackDoneMsg: a rollback ended.
 	rollbackDoneMsg struct {
 		res app.RollbackResult
@@ -337,16 +338,16 @@ func (m *model) updateInput(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (m *model) onUpdate(u app.Update) {
+func (m *model) onUpdate(u protocol.Update) {
 	switch u.Kind {
-	case app.UpdateEvent:
+	case protocol.UpdateEvent:
 		if m.run != nil && u.Event.RunID != m.run.ID() {
 			return
 		}
 		m.tr.apply(u.Event)
-	case app.UpdateText:
+	case protocol.UpdateText:
 		m.tr.delta(u.Text)
-	case app.UpdateCall:
+	case protocol.UpdateCall:
 		m.tr.callDelta(u.Call)
 	}
 }
@@ -356,7 +357,7 @@ func (m *model) onUpdate(u app.Update) {
 // other calls.
 func (m *model) onAsk(a askMsg) tea.Cmd {
 	if m.deniedTurn.run != "" && m.deniedTurn.run == a.req.RunID && m.deniedTurn.step == a.req.Step {
-		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce,
+		a.reply <- agent.ApprovalDecision{Decision: protocol.DenyCall(""),
 			Reason: "cancelled: the person denied an earlier call of this turn with a note, which cancels the rest of the turn"}
 		return nil
 	}
@@ -390,12 +391,12 @@ func (m *model) decided(d approve.DecisionMsg) {
 		return
 	}
 	delete(m.replies, d.ID)
-	dec := agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce}
+	dec := agent.ApprovalDecision{Decision: protocol.DenyCall("")}
 	switch d.Choice {
 	case approve.AllowOnce:
-		dec.Decision = event.Allow
+		dec.Decision = protocol.AllowOnce()
 	case approve.AllowRun:
-		dec.Decision, dec.Scope = event.Allow, event.ScopeRun
+		dec.Decision = protocol.AllowRun()
 	case approve.DenyWithNote:
 		dec.Note = d.Note
 		m.deniedTurn.run, m.deniedTurn.step = a.req.RunID, a.req.Step
@@ -406,7 +407,7 @@ func (m *model) decided(d approve.DecisionMsg) {
 	}
 	if c := m.tr.cards[a.req.CallID]; c != nil && c.status == cardAwaiting {
 		c.status = cardPending
-		if dec.Decision == event.Deny {
+		if dec.Verdict == protocol.Deny {
 			c.status = cardDenied
 		}
 		m.tr.sync(c)
@@ -493,11 +494,11 @@ func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
 		}
 		return func() tea.Msg {
 			if err := r.Resume(ctx, opt); err != nil {
-				return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+				return driveDoneMsg{out: protocol.Outcome{Status: event.StatusFailed, Err: err}}
 			}
 			if message != "" {
 				if err := r.Message(ctx, message); err != nil {
-					return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+					return driveDoneMsg{out: protocol.Outcome{Status: event.StatusFailed, Err: err}}
 				}
 			}
 			return driveDoneMsg{out: r.Drive(ctx)}
@@ -516,7 +517,7 @@ func (m *model) message(text string) tea.Cmd {
 	r, ctx := m.run, m.ctx
 	return func() tea.Msg {
 		if err := r.Message(ctx, text); err != nil {
-			return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+			return driveDoneMsg{out: protocol.Outcome{Status: event.StatusFailed, Err: err}}
 		}
 		return driveDoneMsg{out: r.Drive(ctx)}
 	}

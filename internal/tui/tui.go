@@ -21,6 +21,7 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/app"
+	"agent/internal/protocol"
 )
 
 // Options start a TUI session.
@@ -95,7 +96,7 @@ func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*progr
 	}
 	p := tea.NewProgram(m, append(popts, extra...)...)
 	br.attach(p)
-	co := newCoalescer(func(u app.Update) { p.Send(updateMsg{u}) })
+	co := newCoalescer(func(u protocol.Update) { p.Send(updateMsg{u}) })
 	unsub := svc.Subscribe(co.update)
 	return &program{svc: svc, m: m, p: p, br: br, unsub: unsub}, nil
 }
