@@ -31,14 +31,18 @@ type Granter interface {
 	GrantFor(req protocol.ApprovalRequest) (rule string, expires time.Time)
 }
 
-// Interactive is implemented by approvers that may ask a person: the loop
-// commits what led to a question before asking it.
-type Interactive interface {
-	Interactive() bool
+// Decider lets a person decide a call while the run waits: a session with
+// a frontend that can answer (the TUI, an editor). Await publishes req and
+// waits for the answer, which a frontend gives as a command (app's
+// Run.Decide), or for ctx to end. ok false: nobody can decide now
+// (headless), so the run pauses awaiting approval.
+type Decider interface {
+	Await(ctx context.Context, req protocol.ApprovalRequest) (d protocol.Decision, ok bool, err error)
 }
 
-// Approver decides whether a call that is not read-only may run. It must
-// honour ctx cancellation while it waits for a person.
+// Approver decides whether a call that is not read-only may run, by
+// policy and grants, without waiting: a call that needs a person is
+// Verdict protocol.Pending (the loop asks its Decider, or pauses).
 type Approver interface {
 	Approve(ctx context.Context, req protocol.ApprovalRequest) (ApprovalDecision, error)
 }

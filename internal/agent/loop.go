@@ -23,10 +23,13 @@ const repeatLimit = 3
 
 // Runner drives runs. One Runner serves one process; it holds no run state.
 type Runner struct {
-	Provider     Provider
-	Tools        *tools.Registry
-	Journal      Journal
-	Approver     Approver
+	Provider Provider
+	Tools    *tools.Registry
+	Journal  Journal
+	Approver Approver
+	// Decider lets a person decide a call while the run waits (nil:
+	// headless, a call that needs a person pauses the run).
+	Decider      Decider
 	Redactor     Redactor     // nil: no redaction
 	Checkpointer Checkpointer // nil: no checkpoints
 	Observer     Observer
@@ -440,14 +443,19 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (protocol
 		return r.failedCall(ctx, st, c, verr.Error())
 	}
 	if oc.Approval == nil || oc.Approval.Pending {
-		if ia, ok := r.Approver.(Interactive); ok && ia.Interactive() && risk != event.RiskRead {
-			// A person may be asked: what led to the question is on record first.
-			if err := r.flush(ctx, st, false); err != nil {
-				return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
-			}
-		}
 		req := protocol.ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
 		dec, err := r.Approver.Approve(ctx, req)
+		if err == nil && dec.Verdict == protocol.Pending {
+			req.Diff, req.Reason = dec.Diff, dec.Reason
+			var decided bool
+			dec, decided, err = r.askPerson(ctx, st, &req)
+			if err == nil && !decided {
+				// Nobody can decide now, so no approval event: run_finished
+				// with status awaiting_approval is the journaled fact (Apply
+				// marks the call).
+				return protocol.Outcome{Status: event.StatusAwaitingApproval, Pending: &req}, true
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return protocol.Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
@@ -455,11 +463,6 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (protocol
 			return protocol.Outcome{Status: event.StatusFailed, Err: Fail(ClassPermission, err)}, true
 		}
 		switch {
-		case dec.Verdict == protocol.Pending:
-			// No decision yet, so no approval event: run_finished with status
-			// awaiting_approval is the journaled fact (Apply marks the call).
-			req.Diff, req.Reason = dec.Diff, dec.Reason
-			return protocol.Outcome{Status: event.StatusAwaitingApproval, Pending: &req}, true
 		case risk == event.RiskRead && dec.Verdict == protocol.Allow:
 			// Reads are never asked; only a denial of a read is an audit fact.
 		default:

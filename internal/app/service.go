@@ -27,9 +27,11 @@ import (
 // Options configure a Service.
 type Options struct {
 	Settings *Settings
-	// Prompter asks a person to decide a call (the TUI). Nil: headless, a
-	// call that needs a person pauses the run.
-	Prompter approval.Prompter
+	// Decides: a frontend answers the calls that need a person while the
+	// run waits (the TUI, an editor): each is published as an
+	// UpdateApproval and answered with Run.Decide. False: headless, such a
+	// call pauses the run (awaiting_approval).
+	Decides bool
 	// Warn receives warnings for the person (nil: dropped).
 	Warn func(string)
 }
@@ -47,6 +49,7 @@ type Service struct {
 	runner *agent.Runner
 	tools  *toolbox
 	hub    hub
+	decide decisions
 	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
 
 	mu       sync.Mutex
@@ -132,7 +135,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		MaxSteps:     set.MaxSteps,
 		ToolEnv:      env,
 		Approver: &approval.Approver{
-			PolicyFor: s.policyFor, Grants: st, TTL: set.RunGrantTTL, Prompter: opt.Prompter,
+			PolicyFor: s.policyFor, Grants: st, TTL: set.RunGrantTTL,
 			Tools: reg, ToolEnv: env,
 		},
 		Observer: agent.Observer{
@@ -142,6 +145,10 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 			Delta:     func(text string) { s.hub.publish(protocol.Update{Kind: protocol.UpdateText, Text: text}) },
 			CallDelta: func(d protocol.CallDelta) { s.hub.publish(protocol.Update{Kind: protocol.UpdateCall, Call: d}) },
 		},
+	}
+	s.decide.hub = &s.hub
+	if opt.Decides {
+		s.runner.Decider = &s.decide
 	}
 	env.Hidden = func(rel string) bool {
 		for _, p := range s.activePolicies() {

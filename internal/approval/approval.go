@@ -1,8 +1,9 @@
 // Package approval owns the Approver the loop asks before every call: it
-// applies the approval policy (mode and shell-aware rules), the run's
-// time-limited "allow for this run" grants, and, when a person must decide,
-// either asks a Prompter (the TUI) or reports the call as pending, which
-// pauses a headless run.
+// applies the approval policy (mode and shell-aware rules) and the run's
+// time-limited "allow for this run" grants, and reports a call a person
+// must decide as pending (with the diff and the reason a prompt shows). It
+// never waits: a person's answer comes back as a command (app's
+// Run.Decide), and the loop interprets it (agent.Runner.PersonDecision).
 //
 // It must not run tools or write the journal: the loop journals every
 // decision it returns before the call runs.
@@ -22,11 +23,6 @@ import (
 	"agent/internal/tools"
 )
 
-// Prompter asks a person. It must honour ctx cancellation.
-type Prompter interface {
-	Ask(ctx context.Context, req protocol.ApprovalRequest) (agent.ApprovalDecision, error)
-}
-
 // Grants reads a run's "allow for this run" grants. They are written with
 // the approval event that grants them (ApprovalDecision.Grant), by the
 // journal, in the same transaction.
@@ -43,8 +39,7 @@ type Approver struct {
 	// (its mode and rules as it started).
 	Policy    *policy.Policy
 	PolicyFor func(runID string) *policy.Policy
-	Grants    Grants   // nil: no run grants
-	Prompter  Prompter // nil: headless, a call that needs a person is pending
+	Grants    Grants // nil: no run grants
 	TTL       time.Duration
 	Tools     *tools.Registry
 	ToolEnv   *tools.Env
@@ -68,9 +63,6 @@ func (a *Approver) policy(runID string) *policy.Policy {
 	return a.Policy
 }
 
-// Interactive reports whether a person may be asked (a Prompter is set).
-func (a *Approver) Interactive() bool { return a.Prompter != nil }
-
 // Approve implements agent.Approver.
 func (a *Approver) Approve(ctx context.Context, req protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
 	pol := a.policy(req.RunID)
@@ -80,7 +72,7 @@ func (a *Approver) Approve(ctx context.Context, req protocol.ApprovalRequest) (a
 	call := policy.MakeCall(req.Tool, req.Risk, json.RawMessage(req.Arguments), pol.Workspace)
 	d := pol.Decide(call)
 	if a.Escalates(req) {
-		return a.escalate(ctx, pol, req, d)
+		return a.escalate(pol, d)
 	}
 	switch d.Action {
 	case policy.Allow:
@@ -94,19 +86,7 @@ func (a *Approver) Approve(ctx context.Context, req protocol.ApprovalRequest) (a
 		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Allow, Scope: event.ScopeRun}, Source: event.SourceUser, Rule: rule,
 			Reason: "allowed for this run by an earlier decision"}, nil
 	}
-	req.Diff = a.preview(ctx, req)
-	if a.Prompter == nil {
-		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Pending}, Reason: d.Reason, Diff: req.Diff}, nil
-	}
-	dec, err := a.Prompter.Ask(ctx, req)
-	if err != nil {
-		return agent.ApprovalDecision{}, err
-	}
-	dec.Source = event.SourceUser
-	if dec.Verdict == protocol.Allow && dec.Scope == event.ScopeRun {
-		dec.Grant, dec.GrantExpires = a.GrantFor(req)
-	}
-	return dec, nil
+	return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Pending}, Reason: d.Reason, Diff: a.preview(ctx, req)}, nil
 }
 
 // Escalates reports whether req asks to run a command outside the active
@@ -120,7 +100,7 @@ func (a *Approver) Escalates(req protocol.ApprovalRequest) bool {
 // still denies it; outside ask, the mode denies it (nobody is asked there,
 // and the sandbox is what makes the mode safe); under ask a person decides,
 // never a rule or a run grant, and an allow covers this call only.
-func (a *Approver) escalate(ctx context.Context, pol *policy.Policy, req protocol.ApprovalRequest, d policy.Decision) (agent.ApprovalDecision, error) {
+func (a *Approver) escalate(pol *policy.Policy, d policy.Decision) (agent.ApprovalDecision, error) {
 	if d.Action == policy.Deny {
 		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Deny, Scope: event.ScopeOnce}, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
@@ -130,23 +110,9 @@ func (a *Approver) escalate(ctx context.Context, pol *policy.Policy, req protoco
 			Reason: fmt.Sprintf("running a command outside the OS sandbox (%s) needs a person's approval, which only --approval ask asks for; "+
 				"do it inside the sandbox, or ask the user to run it", mode)}, nil
 	}
-	req.Reason = fmt.Sprintf("the model asks to run this command OUTSIDE the OS sandbox (%s): it could write anywhere you can and reach the network; "+
+	reason := fmt.Sprintf("the model asks to run this command OUTSIDE the OS sandbox (%s): it could write anywhere you can and reach the network; "+
 		"an allow covers this one call", mode)
-	if a.Prompter == nil {
-		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Pending}, Reason: req.Reason}, nil
-	}
-	dec, err := a.Prompter.Ask(ctx, req)
-	if err != nil {
-		return agent.ApprovalDecision{}, err
-	}
-	dec.Source = event.SourceUser
-	if dec.Verdict == protocol.Allow {
-		dec.Scope, dec.Grant, dec.GrantExpires = event.ScopeEscalate, "", time.Time{}
-		if dec.Reason == "" {
-			dec.Reason = "allowed to run outside the OS sandbox, this call only"
-		}
-	}
-	return dec, nil
+	return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Pending}, Reason: reason}, nil
 }
 
 // GrantFor returns the "allow for this run" grant covering calls like req,

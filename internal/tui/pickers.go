@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"agent/internal/agent"
 	"agent/internal/store"
 	"agent/internal/tui/picker"
 )
@@ -101,7 +100,7 @@ func (m *model) onPicked(c picker.ChosenMsg) tea.Cmd {
 		}
 		m.tr = newTranscript(m.th, m.renderDiff)
 		m.phase = phaseStarting
-		return m.openRun(c.Item.ID, agent.ResumeOptions{}, "", false)
+		return m.openRun(c.Item.ID, nil, "", false)
 	case pickGrants:
 		if c.Action != "d" || m.run == nil {
 			return nil

@@ -79,9 +79,7 @@ func (c Choice) String() string {
 	return "unknown"
 }
 
-// DecisionMsg answers the request with ID. Note is set for DenyWithNote,
-// and for the Deny of a request dropped because a denial with a note
-// cancelled the rest of its turn.
+// DecisionMsg answers the request with ID. Note is set for DenyWithNote.
 type DecisionMsg struct {
 	ID     string
 	Choice Choice
@@ -317,25 +315,13 @@ func (m *Model) updateNote(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// decide answers the head and opens the next request. A denial with a note
-// also denies the queued requests of the same run and turn.
+// decide answers the head and opens the next request. What a denial with
+// a note does to the turn's other calls is the loop's rule, not the
+// prompt's: they are never asked.
 func (m *Model) decide(c Choice, note string) tea.Cmd {
 	head := m.queue[0]
-	rest := m.queue[1:]
 	msgs := []tea.Msg{DecisionMsg{ID: head.ID, Choice: c, Note: note}}
-	if c == DenyWithNote {
-		kept := rest[:0:0]
-		for _, q := range rest {
-			if q.RunID == head.RunID && q.Step == head.Step {
-				msgs = append(msgs, DecisionMsg{ID: q.ID, Choice: Deny,
-					Note: "cancelled: the person denied " + callName(head) + " with a note, which cancels the rest of the turn"})
-				continue
-			}
-			kept = append(kept, q)
-		}
-		rest = kept
-	}
-	m.queue = rest
+	m.queue = m.queue[1:]
 	m.note.Reset()
 	m.note.Blur()
 	m.noting, m.noteMissing = false, false
