@@ -89,6 +89,15 @@ func firstLine(s string) string {
 }
 
 // openStore opens the journal for listing commands.
+// openHome opens the state directory's read and maintenance side.
+func openHome(cmd *cobra.Command) (*app.Home, error) {
+	h, err := app.OpenHome(cmd.Context(), "")
+	if err != nil {
+		return nil, appErr(err)
+	}
+	return h, nil
+}
+
 func openStore(cmd *cobra.Command) (*store.Store, error) {
 	home, err := app.StateHome()
 	if err != nil {

@@ -53,6 +53,7 @@ type Service struct {
 	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
 
 	mu       sync.Mutex
+	home     *Home
 	policies map[string]*policy.Policy
 	repoMap  *repoMapper
 	// the background warm-up of the repo map (Close stops it and waits)
