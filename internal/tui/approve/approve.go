@@ -18,7 +18,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"agent/internal/termtext"
-	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -333,15 +332,6 @@ func (m *Model) decide(c Choice, note string) tea.Cmd {
 		cmds[i] = func() tea.Msg { return msg }
 	}
 	return tea.Batch(cmds...)
-}
-
-// callName names a call for the model: tool(summary).
-func callName(r Request) string {
-	s := textutil.Shorten(termtext.OneLine(r.Summary), 80)
-	if s == "" {
-		return r.Tool
-	}
-	return r.Tool + "(" + s + ")"
 }
 
 func (m *Model) scroll(n int) {
