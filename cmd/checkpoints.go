@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"agent/internal/checkpoint"
+	"agent/internal/app"
 	"agent/internal/termtext"
 )
 
@@ -26,16 +26,16 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := openStoreRead(cmd)
+			h, err := openHomeRead(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			run, err := st.GetRun(ctx, args[0])
+			defer h.Close()
+			run, err := h.Run(ctx, args[0])
 			if err != nil {
 				return notFound(err)
 			}
-			cps, err := st.Checkpoints(ctx, run.ID)
+			cps, err := h.Checkpoints(ctx, run.ID, app.CheckpointOptions{})
 			if err != nil {
 				return withCode(ExitFailed, err)
 			}
@@ -44,24 +44,16 @@ state. Each is a commit in a shadow git repository under $AGENT_HOME/checkpoints
 			}
 			w := cmd.OutOrStdout()
 			if patch {
-				repo, err := checkpoint.Open(st.Home(), run.Workspace)
-				if err != nil {
-					return withCode(ExitFailed, err)
-				}
-				defer repo.Close()
-				before := map[string]string{}
 				for _, c := range cps {
-					if c.Kind == "before" {
-						before[c.CallID] = c.ID
+					if !c.Paired() {
+						continue
 					}
-					if b, ok := before[c.CallID]; ok && c.Kind == "after" {
-						p, err := repo.Patch(ctx, b, c.ID)
-						if err != nil {
-							return withCode(ExitFailed, err)
-						}
-						// the patch is byte-exact in a file (git apply takes it), visible on a terminal
-						fmt.Fprintf(w, "# call %s (step %d): %s..%s\n%s\n", termtext.Field(c.CallID), c.Step, shortID(b), shortID(c.ID), termtext.ForTerminal(w, p))
+					p, err := h.Patch(ctx, run.Workspace, c.Before, c.ID)
+					if err != nil {
+						return withCode(ExitFailed, err)
 					}
+					// the patch is byte-exact in a file (git apply takes it), visible on a terminal
+					fmt.Fprintf(w, "# call %s (step %d): %s..%s\n%s\n", termtext.Field(c.CallID), c.Step, shortID(c.Before), shortID(c.ID), termtext.ForTerminal(w, p))
 				}
 				return nil
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/termtext"
 )
 
@@ -100,7 +101,7 @@ func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, co
 		}
 		fmt.Fprintf(w, "budget %s = %s\n", thousands(r.Budget), parts)
 	}
-	fmt.Fprintln(w, "counted: "+termtext.Line(r.CountingWords()))
+	fmt.Fprintln(w, "counted: "+termtext.Line(protocol.CountingWords(r)))
 	if r.Compacted > 0 {
 		line := fmt.Sprintf("compacted before this request (seq %d", r.Compacted)
 		if comp != nil {
@@ -140,7 +141,7 @@ func writeContextReport(w io.Writer, runID string, d *event.ModelRequestData, co
 				cut = append(cut, []string{"  " + layerLabel(l)})
 				head = true
 			}
-			cut = append(cut, []string{"    " + e.Reason.Words(), entryWhat(e), thousands(e.TokensBefore), "->", thousands(e.Tokens) + " tokens"})
+			cut = append(cut, []string{"    " + protocol.CutWords(e.Reason), entryWhat(e), thousands(e.TokensBefore), "->", thousands(e.Tokens) + " tokens"})
 		}
 	}
 	if len(cut) > 0 {

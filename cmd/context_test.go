@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -139,7 +140,7 @@ func TestCountingWords(t *testing.T) {
 		{event.ContextReport{Counting: event.CountEstimated}, "estimated, about four bytes a token"},
 		{event.ContextReport{}, "estimated, about four bytes a token"},
 	} {
-		if got := tc.r.CountingWords(); got != tc.want {
+		if got := protocol.CountingWords(tc.r); got != tc.want {
 			t.Errorf("CountingWords(%+v) = %q, want %q", tc.r, got, tc.want)
 		}
 	}

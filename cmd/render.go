@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/termtext"
 )
 
@@ -114,7 +115,7 @@ func describeRaw(ev event.Event) string {
 		}
 		return fmt.Sprintf("resumed after seq %d %s", d.FromSeq, strings.Join(parts, ", "))
 	case *event.CompactionData:
-		return d.Line(thousands, "->")
+		return protocol.CompactionLine(d, thousands, "->")
 	case *event.ContextRefreshData:
 		return refreshLine(d)
 	case *event.ErrorData:

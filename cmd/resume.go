@@ -9,13 +9,14 @@ import (
 	"agent/internal/agent"
 	"agent/internal/app"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tui"
 )
 
 func newResumeCmd() *cobra.Command {
 	var f runFlags
-	var opt agent.ResumeOptions
-	var message, scope string
+	var dec decisionFlags
+	var message string
 	var headless, compact bool
 	c := &cobra.Command{
 		Use:   "resume RUN_ID",
@@ -41,7 +42,10 @@ so the next message starts from the smaller context.`,
   agent resume 20261129T2032 --compact --message "go on"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt.Scope = event.Scope(scope)
+			opt, err := dec.decisions()
+			if err != nil {
+				return err
+			}
 			if !headless && !f.json && onTerminal() {
 				return resumeTUI(cmd, &f, args[0], resumeRequest{opt, message, compact})
 			}
@@ -50,19 +54,45 @@ so the next message starts from the smaller context.`,
 	}
 	f.register(c, false)
 	fl := c.Flags()
-	fl.StringVar(&opt.Approve, "approve", "", "allow the pending call CALL_ID once")
-	fl.StringVar(&opt.Deny, "deny", "", "deny the pending call CALL_ID (with --note, the model is told why and the run goes on)")
-	fl.StringVar(&opt.Note, "note", "", "a note to the model that goes with --deny")
-	fl.StringVar(&scope, "scope", "once", "with --approve: once (this call only) or run (calls like it, for this run, until [approvals] run_grant_ttl)")
+	fl.StringVar(&dec.approve, "approve", "", "allow the pending call CALL_ID once")
+	fl.StringVar(&dec.deny, "deny", "", "deny the pending call CALL_ID (with --note, the model is told why and the run goes on)")
+	fl.StringVar(&dec.note, "note", "", "a note to the model that goes with --deny")
+	fl.StringVar(&dec.scope, "scope", "once", "with --approve: once (this call only) or run (calls like it, for this run, until [approvals] run_grant_ttl)")
 	fl.StringVar(&message, "message", "", "add a new user message and continue")
 	fl.BoolVar(&compact, "compact", false, "compact the context before the next model request (older rounds summarized, old tool outputs masked)")
 	fl.BoolVar(&headless, "headless", false, "never open the TUI (the default when stdout is not a terminal)")
 	return c
 }
 
+// decisionFlags are --approve, --deny, --note and --scope.
+type decisionFlags struct{ approve, deny, note, scope string }
+
+// decisions are the person's decisions the flags give, by call id: the
+// same protocol.Decision a TUI or an editor answers with.
+func (f decisionFlags) decisions() (map[string]protocol.Decision, error) {
+	if f.note != "" && f.deny == "" {
+		return nil, usageErr("--note goes with --deny CALL_ID")
+	}
+	sc := event.Scope(f.scope)
+	if sc != "" && sc != event.ScopeOnce && sc != event.ScopeRun {
+		return nil, usageErr("--scope is once or run")
+	}
+	out := map[string]protocol.Decision{}
+	if f.approve != "" {
+		out[f.approve] = protocol.Decision{Verdict: protocol.Allow, Scope: sc}
+	}
+	if f.deny != "" {
+		if f.deny == f.approve {
+			return nil, usageErr("call %s: --approve or --deny, not both", f.deny)
+		}
+		out[f.deny] = protocol.DenyCall(f.note)
+	}
+	return out, nil
+}
+
 // resumeRequest is what a resume asks for beside the run.
 type resumeRequest struct {
-	opt     agent.ResumeOptions
+	opt     map[string]protocol.Decision // by call id
 	message string
 	compact bool // compact before the next model request
 }
@@ -82,7 +112,7 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 	if err != nil {
 		return appErr(err)
 	}
-	idle := isFinished(state) && message == "" && opt.Approve == "" && opt.Deny == ""
+	idle := protocol.Finished(state.Status) && message == "" && len(opt) == 0
 	if idle && !req.compact {
 		// Nothing to continue: print the final answer, as the contract says.
 		fmt.Fprintf(os.Stderr, "run: %s\n", row.ID)
@@ -126,8 +156,13 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 	if message != "" && len(run.State().Open) > 0 {
 		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", row.ID, openIDs(run.State()))
 	}
+	for callID, d := range opt {
+		if err := run.Decide(ctx, callID, d); err != nil {
+			return appErr(err)
+		}
+	}
 	// The resume event marks the run running again (the runs row folds it).
-	if err := run.Resume(ctx, opt); err != nil {
+	if err := run.Resume(ctx); err != nil {
 		return appErr(err)
 	}
 	if message != "" {
@@ -162,11 +197,7 @@ func resumeTUI(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 	if err != nil {
 		return err
 	}
-	return runTUIWith(cmd, set, tui.Options{ResumeID: row.ID, Resume: req.opt, Message: req.message, Compact: req.compact})
-}
-
-func isFinished(st *agent.State) bool {
-	return st.Status == event.StatusCompleted || st.Status == event.StatusStopped
+	return runTUIWith(cmd, set, tui.Options{ResumeID: row.ID, Decisions: req.opt, Message: req.message, Compact: req.compact})
 }
 
 func openIDs(st *agent.State) string {

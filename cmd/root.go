@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"agent/internal/agent"
 	"agent/internal/termtext"
 )
 
@@ -109,7 +108,7 @@ request; a call that needs your approval pauses it (exit 3) and
 			if err != nil {
 				return err
 			}
-			return runTUI(cmd, set, "", agent.ResumeOptions{}, "")
+			return runTUI(cmd, set, "", "")
 		},
 	}
 	loopGC(root) // the TUI

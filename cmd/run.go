@@ -8,6 +8,7 @@ import (
 	"agent/internal/agent"
 	"agent/internal/app"
 	"agent/internal/event"
+	"agent/internal/protocol"
 )
 
 // runFlags are the flags of commands that drive the loop (run, resume).
@@ -108,7 +109,7 @@ func runPrompt(cmd *cobra.Command, f *runFlags, prompt string) error {
 }
 
 // exitFor maps how a run ended to the contract's exit code.
-func exitFor(out agent.Outcome) int {
+func exitFor(out protocol.Outcome) int {
 	switch out.Status {
 	case event.StatusCompleted, event.StatusStopped:
 		return ExitOK

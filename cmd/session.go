@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"agent/internal/agent"
 	"agent/internal/app"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/store"
 	"agent/internal/termtext"
 )
@@ -48,14 +48,14 @@ func openSession(ctx context.Context, set *app.Settings, f *runFlags, cmd *cobra
 	if f.json {
 		s.json = newJSONLines(cmd.OutOrStdout())
 	}
-	svc.Subscribe(func(u app.Update) {
+	svc.Subscribe(func(u protocol.Update) {
 		switch u.Kind {
-		case app.UpdateEvent:
+		case protocol.UpdateEvent:
 			if s.json != nil {
 				s.json.event(u.Event)
 			}
 			s.prog.event(u.Event)
-		case app.UpdateText:
+		case protocol.UpdateText:
 			s.prog.delta(u.Text)
 		}
 	})
@@ -95,7 +95,7 @@ func appErr(err error) error {
 }
 
 // finish prints the outcome of a run and returns its exit code as an error.
-func (s *session) finish(cmd *cobra.Command, out agent.Outcome) error {
+func (s *session) finish(cmd *cobra.Command, out protocol.Outcome) error {
 	if s.json != nil && s.json.err != nil {
 		return withCode(ExitFailed, fmt.Errorf("write event stream: %w", s.json.err))
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"agent/internal/agent"
 	"agent/internal/app"
 	"agent/internal/tui"
 )
@@ -19,8 +18,8 @@ func onTerminal() bool {
 
 // runTUI opens the interactive session; resumeID reopens that run. When it
 // ends, the terminal is clean and the last line says how to continue.
-func runTUI(cmd *cobra.Command, set *app.Settings, resumeID string, opt agent.ResumeOptions, message string) error {
-	return runTUIWith(cmd, set, tui.Options{ResumeID: resumeID, Resume: opt, Message: message})
+func runTUI(cmd *cobra.Command, set *app.Settings, resumeID string, message string) error {
+	return runTUIWith(cmd, set, tui.Options{ResumeID: resumeID, Message: message})
 }
 
 // runTUIWith is runTUI with the session's options whole (resume --compact).

@@ -16,6 +16,7 @@ import (
 	"io"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 )
 
 // Class is a failure class of the contract.
@@ -98,25 +99,5 @@ type Observer struct {
 	Event func(event.Event)
 	Delta func(text string)
 	// CallDelta sees the arguments of a tool call as they stream in.
-	CallDelta func(CallDelta)
-}
-
-// CallDelta is a piece of a streaming tool call: its name and id when it
-// starts, fragments of its (redacted) arguments, and Done at its end.
-type CallDelta struct {
-	Step  int // the step whose answer carries the call
-	Index int
-	ID    string
-	Name  string
-	Text  string
-	Done  bool
-}
-
-// Outcome is how a run (or a resumed stretch of it) ended.
-type Outcome struct {
-	Status event.Status
-	Answer string
-	Err    error
-	// Pending holds the approval a person must give (status awaiting_approval).
-	Pending *ApprovalRequest
+	CallDelta func(protocol.CallDelta)
 }

@@ -5,48 +5,20 @@ import (
 	"time"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 )
 
-// ApprovalRequest carries everything a prompt shows a person.
-type ApprovalRequest struct {
-	// RunID is the run the call belongs to, so one approver serves every run.
-	RunID string
-	// Step is the model turn whose answer holds the call.
-	Step      int
-	CallID    string
-	Tool      string
-	Arguments string
-	Risk      event.Risk
-	// Diff is the change a file tool would make (empty for commands).
-	Diff string
-	// Reason says why a person is asked (the policy's reason), once known.
-	Reason string
-}
-
-// Approval decisions, scopes and sources (the event package's types).
-const (
-	Allow      = event.Allow
-	Deny       = event.Deny
-	ScopeOnce  = event.ScopeOnce
-	ScopeRun   = event.ScopeRun
-	SourceUser = event.SourceUser
-	SourceRule = event.SourceRule
-	SourceMode = event.SourceMode
-)
-
-// ApprovalDecision answers an ApprovalRequest.
+// ApprovalDecision is the Approver's answer to a request: the verdict,
+// scope and note (protocol.Decision; Verdict protocol.Pending when a person
+// must decide), and who decided and why.
 type ApprovalDecision struct {
-	Decision event.Decision
-	Scope    event.Scope
-	Source   event.Source
-	Rule     string // the rule that decided, if any
-	Note     string // a person's note to the model
-	Reason   string // why, for the tool error the model gets on a denial
-	// Pending: nobody can decide now (headless); the run pauses.
-	Pending bool
+	protocol.Decision
+	Source event.Source
+	Rule   string // the rule that decided, if any
+	Reason string // why, for the tool error the model gets on a denial
 	// Diff is the change a file tool would make, when the approver computed it.
 	Diff string
-	// Grant is the rule an allow with ScopeRun grants, and until when; the
+	// Grant is the rule an allow with event.ScopeRun grants, and until when; the
 	// loop journals it with the approval, and the journal records the grant
 	// in the same transaction.
 	Grant        string
@@ -56,24 +28,28 @@ type ApprovalDecision struct {
 // Granter is implemented by approvers that keep "allow for this run"
 // grants: it returns the rule that covers calls like req, and its expiry.
 type Granter interface {
-	GrantFor(req ApprovalRequest) (rule string, expires time.Time)
+	GrantFor(req protocol.ApprovalRequest) (rule string, expires time.Time)
 }
 
-// Interactive is implemented by approvers that may ask a person: the loop
-// commits what led to a question before asking it.
-type Interactive interface {
-	Interactive() bool
+// Decider lets a person decide a call while the run waits: a session with
+// a frontend that can answer (the TUI, an editor). Await publishes req and
+// waits for the answer, which a frontend gives as a command (app's
+// Run.Decide), or for ctx to end. ok false: nobody can decide now
+// (headless), so the run pauses awaiting approval.
+type Decider interface {
+	Await(ctx context.Context, req protocol.ApprovalRequest) (d protocol.Decision, ok bool, err error)
 }
 
-// Approver decides whether a call that is not read-only may run. It must
-// honour ctx cancellation while it waits for a person.
+// Approver decides whether a call that is not read-only may run, by
+// policy and grants, without waiting: a call that needs a person is
+// Verdict protocol.Pending (the loop asks its Decider, or pauses).
 type Approver interface {
-	Approve(ctx context.Context, req ApprovalRequest) (ApprovalDecision, error)
+	Approve(ctx context.Context, req protocol.ApprovalRequest) (ApprovalDecision, error)
 }
 
 // Escalator is implemented by approvers that know calls asking to run
 // outside the OS sandbox: a person's allow of such a call has scope
 // ScopeEscalate (never a run grant), also when given with resume --approve.
 type Escalator interface {
-	Escalates(req ApprovalRequest) bool
+	Escalates(req protocol.ApprovalRequest) bool
 }

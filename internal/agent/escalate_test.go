@@ -10,6 +10,7 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/sandbox"
 	"agent/internal/tools"
 )
@@ -22,15 +23,15 @@ type forger struct {
 	grant  string
 }
 
-func (f forger) Approve(context.Context, agent.ApprovalRequest) (agent.ApprovalDecision, error) {
-	return agent.ApprovalDecision{Decision: agent.Allow, Scope: event.ScopeEscalate, Source: f.source, Grant: f.grant}, nil
+func (f forger) Approve(context.Context, protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
+	return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Allow, Scope: event.ScopeEscalate}, Source: f.source, Grant: f.grant}, nil
 }
 
 // personEscalates is a person allowing the call outside the sandbox.
 type personEscalates struct{}
 
-func (personEscalates) Approve(context.Context, agent.ApprovalRequest) (agent.ApprovalDecision, error) {
-	return agent.ApprovalDecision{Decision: agent.Allow, Scope: event.ScopeEscalate, Source: agent.SourceUser}, nil
+func (personEscalates) Approve(context.Context, protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
+	return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Allow, Scope: event.ScopeEscalate}, Source: event.SourceUser}, nil
 }
 
 // Only a person's approval of scope escalate lets a command leave the OS

@@ -13,6 +13,7 @@ import (
 	"agent/internal/contextbuild"
 	"agent/internal/event"
 	"agent/internal/policy"
+	"agent/internal/protocol"
 	"agent/internal/replay"
 	"agent/internal/store"
 	"agent/internal/tools"
@@ -22,20 +23,20 @@ import (
 // without a note.
 type personDenies struct{}
 
-func (personDenies) Approve(context.Context, agent.ApprovalRequest) (agent.ApprovalDecision, error) {
-	return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: agent.SourceUser}, nil
+func (personDenies) Approve(context.Context, protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
+	return agent.ApprovalDecision{Decision: protocol.DenyCall(""), Source: event.SourceUser}, nil
 }
 
 // runScript runs script through the real loop, store and checkpoints and
 // returns the run's journal as the store has it.
-func runScript(t *testing.T, script string, approver agent.Approver, maxSteps int) (agent.Outcome, []event.Event) {
+func runScript(t *testing.T, script string, approver agent.Approver, maxSteps int) (protocol.Outcome, []event.Event) {
 	t.Helper()
 	return runScriptEnv(t, script, approver, maxSteps, nil)
 }
 
 // runScriptEnv is runScript with the tools' environment made by env from
 // the workspace (nil: the workspace alone, no sandbox).
-func runScriptEnv(t *testing.T, script string, approver agent.Approver, maxSteps int, env func(ws string) *tools.Env) (agent.Outcome, []event.Event) {
+func runScriptEnv(t *testing.T, script string, approver agent.Approver, maxSteps int, env func(ws string) *tools.Env) (protocol.Outcome, []event.Event) {
 	t.Helper()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("v1\n"), 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"agent/internal/event"
 	"agent/internal/proc"
+	"agent/internal/protocol"
 	"agent/internal/tools"
 )
 
@@ -22,10 +23,13 @@ const repeatLimit = 3
 
 // Runner drives runs. One Runner serves one process; it holds no run state.
 type Runner struct {
-	Provider     Provider
-	Tools        *tools.Registry
-	Journal      Journal
-	Approver     Approver
+	Provider Provider
+	Tools    *tools.Registry
+	Journal  Journal
+	Approver Approver
+	// Decider lets a person decide a call while the run waits (nil:
+	// headless, a call that needs a person pauses the run).
+	Decider      Decider
 	Redactor     Redactor     // nil: no redaction
 	Checkpointer Checkpointer // nil: no checkpoints
 	Observer     Observer
@@ -34,7 +38,7 @@ type Runner struct {
 	Model string
 	// ProviderName names the model adapter (openai, anthropic) for the
 	// run_started event, so that a resume picks the same one.
-	ProviderName string
+	ProviderName event.Provider
 	// Processes ends what commands leave running (nil: nothing is ended).
 	Processes Processes
 	MaxSteps  int
@@ -171,12 +175,12 @@ func (r *Runner) maxSteps() int {
 
 // Run continues st until the model gives a final answer, the run fails, is
 // interrupted, stops or pauses for a person. It journals run_finished.
-func (r *Runner) Run(ctx context.Context, st *State) Outcome {
+func (r *Runner) Run(ctx context.Context, st *State) protocol.Outcome {
 	out := r.loop(ctx, st)
 	return r.finish(ctx, st, out)
 }
 
-func (r *Runner) loop(ctx context.Context, st *State) Outcome {
+func (r *Runner) loop(ctx context.Context, st *State) protocol.Outcome {
 	start := st.Step // --max-steps bounds each stretch: a resumed run gets a fresh budget
 	for {
 		if len(st.Open) > 0 {
@@ -185,18 +189,18 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return Outcome{Status: event.StatusInterrupted, Err: err}
+			return protocol.Outcome{Status: event.StatusInterrupted, Err: err}
 		}
 		if st.Step-start >= r.maxSteps() {
-			return Outcome{Status: event.StatusFailed, Err: Fail(ClassRuntime,
+			return protocol.Outcome{Status: event.StatusFailed, Err: Fail(ClassRuntime,
 				fmt.Errorf("reached --max-steps %d without a final answer; raise --max-steps or narrow the request", r.maxSteps()))}
 		}
 		text, calls, usage, err := r.turn(ctx, st)
 		if err != nil {
 			if ctx.Err() != nil {
-				return Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}
+				return protocol.Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}
 			}
-			return Outcome{Status: event.StatusFailed, Err: err}
+			return protocol.Outcome{Status: event.StatusFailed, Err: err}
 		}
 		refs := make([]event.ToolCallRef, len(calls))
 		for i, c := range calls {
@@ -213,10 +217,10 @@ func (r *Runner) loop(ctx context.Context, st *State) Outcome {
 				tok.Input, tok.Output, tok.CacheRead, tok.CacheWrite)
 		}
 		if err := r.record(ctx, st, am); err != nil {
-			return Outcome{Status: event.StatusFailed, Err: err}
+			return protocol.Outcome{Status: event.StatusFailed, Err: err}
 		}
 		if len(calls) == 0 {
-			return Outcome{Status: event.StatusCompleted, Answer: text}
+			return protocol.Outcome{Status: event.StatusCompleted, Answer: text}
 		}
 	}
 }
@@ -320,8 +324,8 @@ func (c *callStreams) add(step int, se StreamEvent) {
 	switch se.Kind {
 	case EvToolCallStart:
 		idx, id, name := se.Index, se.ID, se.Name
-		obs(CallDelta{Step: step, Index: idx, ID: id, Name: name})
-		var w io.Writer = funcWriter(func(s string) { obs(CallDelta{Step: step, Index: idx, ID: id, Name: name, Text: s}) })
+		obs(protocol.CallDelta{Step: step, Index: idx, ID: id, Name: name})
+		var w io.Writer = funcWriter(func(s string) { obs(protocol.CallDelta{Step: step, Index: idx, ID: id, Name: name, Text: s}) })
 		switch red := c.r.Redactor.(type) {
 		case nil:
 			c.by[idx] = nopWriteCloser{w}
@@ -338,7 +342,7 @@ func (c *callStreams) add(step int, se StreamEvent) {
 		if w := c.by[se.Index]; w != nil {
 			w.Close()
 			delete(c.by, se.Index)
-			obs(CallDelta{Step: step, Index: se.Index, Done: true})
+			obs(protocol.CallDelta{Step: step, Index: se.Index, Done: true})
 		}
 	}
 }
@@ -413,18 +417,18 @@ func redactValue(red Redactor, v any, changed *bool) any {
 
 // runOpenCalls executes the calls of the newest assistant message that have no
 // result. It reports stop when the run must end here.
-func (r *Runner) runOpenCalls(ctx context.Context, st *State) (Outcome, bool) {
+func (r *Runner) runOpenCalls(ctx context.Context, st *State) (protocol.Outcome, bool) {
 	for len(st.Open) > 0 {
 		oc := st.Open[0]
 		if err := ctx.Err(); err != nil {
-			return Outcome{Status: event.StatusInterrupted, Err: err}, true
+			return protocol.Outcome{Status: event.StatusInterrupted, Err: err}, true
 		}
 		out, stop := r.runCall(ctx, st, oc)
 		if stop {
 			return out, true
 		}
 	}
-	return Outcome{}, false
+	return protocol.Outcome{}, false
 }
 
 // toolResult journals a call's result.
@@ -432,53 +436,53 @@ func (r *Runner) toolResult(ctx context.Context, st *State, callID string, statu
 	return r.record(ctx, st, &event.ToolResultData{CallID: callID, Status: status, Output: r.redact(output)})
 }
 
-func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome, bool) {
+func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (protocol.Outcome, bool) {
 	c := oc.Call
 	tool, args, verr := r.Tools.Validate(c.Name, c.Arguments)
 	risk := r.riskOf(c.Name)
 	if !oc.Journaled {
 		if err := r.record(ctx, st, &event.ToolCallData{CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Risk: risk,
 			Sandbox: r.ToolEnv.CallSandbox(c.Name, c.Arguments)}); err != nil {
-			return Outcome{Status: event.StatusFailed, Err: err}, true
+			return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
 	if verr != nil {
 		return r.failedCall(ctx, st, c, verr.Error())
 	}
 	if oc.Approval == nil || oc.Approval.Pending {
-		if ia, ok := r.Approver.(Interactive); ok && ia.Interactive() && risk != event.RiskRead {
-			// A person may be asked: what led to the question is on record first.
-			if err := r.flush(ctx, st, false); err != nil {
-				return Outcome{Status: event.StatusFailed, Err: err}, true
+		req := protocol.ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
+		dec, err := r.Approver.Approve(ctx, req)
+		if err == nil && dec.Verdict == protocol.Pending {
+			req.Diff, req.Reason = dec.Diff, dec.Reason
+			var decided bool
+			dec, decided, err = r.askPerson(ctx, st, &req)
+			if err == nil && !decided {
+				// Nobody can decide now, so no approval event: run_finished
+				// with status awaiting_approval is the journaled fact (Apply
+				// marks the call).
+				return protocol.Outcome{Status: event.StatusAwaitingApproval, Pending: &req}, true
 			}
 		}
-		req := ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
-		dec, err := r.Approver.Approve(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
-				return Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
+				return protocol.Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
 			}
-			return Outcome{Status: event.StatusFailed, Err: Fail(ClassPermission, err)}, true
+			return protocol.Outcome{Status: event.StatusFailed, Err: Fail(ClassPermission, err)}, true
 		}
 		switch {
-		case dec.Pending:
-			// No decision yet, so no approval event: run_finished with status
-			// awaiting_approval is the journaled fact (Apply marks the call).
-			req.Diff, req.Reason = dec.Diff, dec.Reason
-			return Outcome{Status: event.StatusAwaitingApproval, Pending: &req}, true
-		case risk == event.RiskRead && dec.Decision == Allow:
+		case risk == event.RiskRead && dec.Verdict == protocol.Allow:
 			// Reads are never asked; only a denial of a read is an audit fact.
 		default:
 			if err := r.record(ctx, st, &event.ApprovalData{
-				CallID: c.ID, Decision: dec.Decision, Scope: dec.Scope, Source: dec.Source,
+				CallID: c.ID, Decision: dec.Verdict.Event(), Scope: dec.Scope, Source: dec.Source,
 				Rule: dec.Rule, Note: r.redact(dec.Note), Reason: dec.Reason, ArgsHash: ArgsHash(c.Name, c.Arguments),
 				Grant: dec.Grant, GrantExpires: dec.GrantExpires,
 			}); err != nil {
-				return Outcome{Status: event.StatusFailed, Err: err}, true
+				return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 			}
 		}
 	}
-	if a := oc.Approval; a != nil && a.Decision == Deny {
+	if a := oc.Approval; a != nil && a.Decision == event.Deny {
 		return r.deniedCall(ctx, st, c, a)
 	}
 	return r.execute(ctx, st, oc, tool, args)
@@ -486,58 +490,58 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (Outcome,
 
 // deniedCall returns a denial to the model. A person's denial without a note
 // ends the turn (stopped); with a note, or by a rule or mode, the run goes on.
-func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event.ApprovalData) (Outcome, bool) {
+func (r *Runner) deniedCall(ctx context.Context, st *State, c ToolCall, a *event.ApprovalData) (protocol.Outcome, bool) {
 	msg := fmt.Sprintf("denied: %s was not run", c.Name)
 	switch {
-	case a.Source == SourceUser && a.Note != "":
+	case a.Source == event.SourceUser && a.Note != "":
 		msg += ". The user said: " + a.Note
-	case a.Source == SourceUser && a.Reason != "":
+	case a.Source == event.SourceUser && a.Reason != "":
 		msg += ": " + a.Reason // cancelled with the person's decision on another call
-	case a.Source == SourceUser:
+	case a.Source == event.SourceUser:
 		msg += " (denied by the user)"
 	case a.Reason != "":
 		msg += ": " + a.Reason + ". Do not retry it; choose another way or ask the user"
 	case a.Rule != "":
 		msg += " (denied by rule " + a.Rule + "); do not retry it, choose another way or ask the user"
 	default:
-		msg += " (denied by approval mode " + st.Approval + "); do not retry it"
+		msg += " (denied by approval mode " + string(st.Approval) + "); do not retry it"
 	}
 	if err := r.toolResult(ctx, st, c.ID, event.ResultDenied, msg); err != nil {
-		return Outcome{Status: event.StatusFailed, Err: err}, true
+		return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 	}
-	if a.Source == SourceUser && a.Note == "" && a.Reason == "" {
+	if a.Source == event.SourceUser && a.Note == "" && a.Reason == "" {
 		for len(st.Open) > 0 { // the turn ends: the other calls are not run
 			oc := st.Open[0]
 			if !oc.Journaled {
 				if err := r.record(ctx, st, &event.ToolCallData{CallID: oc.Call.ID, Name: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: r.riskOf(oc.Call.Name)}); err != nil {
-					return Outcome{Status: event.StatusFailed, Err: err}, true
+					return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 				}
 			}
 			// The person's denial decided this call too: an audit fact.
-			if err := r.record(ctx, st, &event.ApprovalData{CallID: oc.Call.ID, Decision: Deny, Scope: ScopeOnce, Source: SourceUser,
+			if err := r.record(ctx, st, &event.ApprovalData{CallID: oc.Call.ID, Decision: event.Deny, Scope: event.ScopeOnce, Source: event.SourceUser,
 				Reason: "not run: the person denied " + c.ID + ", which ends the turn", ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
-				return Outcome{Status: event.StatusFailed, Err: err}, true
+				return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 			}
 			if err := r.toolResult(ctx, st, oc.Call.ID, event.ResultDenied, "not run: the user stopped the turn"); err != nil {
-				return Outcome{Status: event.StatusFailed, Err: err}, true
+				return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 			}
 		}
-		return Outcome{Status: event.StatusStopped}, true
+		return protocol.Outcome{Status: event.StatusStopped}, true
 	}
-	return Outcome{}, false
+	return protocol.Outcome{}, false
 }
 
 // failedCall returns a tool error and stops the run when the same failing call
 // keeps coming back.
-func (r *Runner) failedCall(ctx context.Context, st *State, c ToolCall, msg string) (Outcome, bool) {
+func (r *Runner) failedCall(ctx context.Context, st *State, c ToolCall, msg string) (protocol.Outcome, bool) {
 	if err := r.toolResult(ctx, st, c.ID, event.ResultError, msg); err != nil {
-		return Outcome{Status: event.StatusFailed, Err: err}, true
+		return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 	}
 	if n := st.failures[failureKey(c, r.redact(msg))]; n >= repeatLimit {
-		return Outcome{Status: event.StatusFailed, Err: Fail(ClassTool,
+		return protocol.Outcome{Status: event.StatusFailed, Err: Fail(ClassTool,
 			fmt.Errorf("the model repeated the same failing %s call %d times: %s", c.Name, n, firstLine(msg)))}, true
 	}
-	return Outcome{}, false
+	return protocol.Outcome{}, false
 }
 
 // riskOf is the registry's risk of a tool; an unknown tool counts as exec.
@@ -548,7 +552,7 @@ func (r *Runner) riskOf(name string) event.Risk {
 	return event.RiskExec
 }
 
-func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tools.Tool, args json.RawMessage) (Outcome, bool) {
+func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tools.Tool, args json.RawMessage) (protocol.Outcome, bool) {
 	c := oc.Call
 	risk := tool.Risk()
 	snap := r.Checkpointer != nil && risk != event.RiskRead
@@ -556,7 +560,7 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 		// For a file write this is the last event before the effect: fsynced.
 		// A command's is command_started, journaled once its process exists.
 		if err := r.checkpoint(ctx, st, c.ID, event.CheckpointBefore, r.touched(tool, c), risk == event.RiskWrite); err != nil {
-			return Outcome{Status: event.StatusFailed, Err: err}, true
+			return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
 	if risk == event.RiskWrite || tools.Remote(c.Name) {
@@ -564,7 +568,7 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 		// checkpointer, the before-checkpoint's sync did it); so is that of
 		// an MCP call before it is sent, which a resume must not send again.
 		if err := r.flush(ctx, st, true); err != nil {
-			return Outcome{Status: event.StatusFailed, Err: err}, true
+			return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 		}
 	}
 	env := r.ToolEnv
@@ -589,7 +593,7 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			changed = []string{}
 		}
 		if cerr := r.checkpoint(context.WithoutCancel(ctx), st, c.ID, event.CheckpointAfter, changed, false); cerr != nil {
-			return Outcome{Status: event.StatusFailed, Err: cerr}, true
+			return protocol.Outcome{Status: event.StatusFailed, Err: cerr}, true
 		}
 	}
 	if ctx.Err() != nil {
@@ -598,9 +602,9 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			out += "; partial output:\n" + res.Output
 		}
 		if err := r.toolResult(context.WithoutCancel(ctx), st, c.ID, event.ResultInterrupted, out); err != nil {
-			return Outcome{Status: event.StatusFailed, Err: err}, true
+			return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 		}
-		return Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
+		return protocol.Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
 	}
 	if err != nil {
 		return r.failedCall(ctx, st, c, err.Error())
@@ -610,15 +614,15 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 	}
 	if err := r.record(ctx, st, &event.ToolResultData{CallID: c.ID, Status: event.ResultOK, Output: r.redact(res.Output),
 		ExitCode: res.ExitCode, Background: r.processInfos(res.Background), Sandbox: r.sandboxInfo(res.Sandbox)}); err != nil {
-		return Outcome{Status: event.StatusFailed, Err: err}, true
+		return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 	}
-	return Outcome{}, false
+	return protocol.Outcome{}, false
 }
 
 // escalated reports whether a is a person's allow of this one call outside
 // the OS sandbox (scope escalate, no run grant).
 func escalated(a *event.ApprovalData) bool {
-	return a != nil && !a.Pending && a.Decision == Allow && a.Scope == event.ScopeEscalate && a.Source == SourceUser && a.Grant == ""
+	return a != nil && !a.Pending && a.Decision == event.Allow && a.Scope == event.ScopeEscalate && a.Source == event.SourceUser && a.Grant == ""
 }
 
 // sandboxInfo is the journaled form of what a command ran under: the
@@ -665,7 +669,7 @@ func (r *Runner) touched(tool tools.Tool, c ToolCall) []string {
 
 // finish ends what the run's commands left running and journals the end of
 // a stretch of the run.
-func (r *Runner) finish(ctx context.Context, st *State, out Outcome) Outcome {
+func (r *Runner) finish(ctx context.Context, st *State, out protocol.Outcome) protocol.Outcome {
 	wctx := context.WithoutCancel(ctx)
 	ended := r.endProcesses(wctx, st)
 	if out.Status == event.StatusFailed && out.Err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tools"
 )
 
@@ -18,18 +19,27 @@ const (
 	ActionAwaitingApproval = event.ActionAwaitingApproval
 )
 
-// ResumeOptions are a person's decisions given with `agent resume`.
+// ResumeOptions are a person's decisions on calls the run paused on, given
+// before it is driven again (`agent resume --approve/--deny`, or any
+// frontend's decision on a paused run), by call id.
 type ResumeOptions struct {
-	Approve string      // call id to allow once
-	Deny    string      // call id to deny
-	Note    string      // the note that goes with Deny
-	Scope   event.Scope // ScopeOnce (default) or ScopeRun for Approve
+	Decisions map[string]protocol.Decision
 }
 
 // ResumeError is a resume request that does not fit the run (exit 2).
 type ResumeError struct{ Msg string }
 
 func (e *ResumeError) Error() string { return e.Msg }
+
+// CheckPending reports a call that is not awaiting a person's approval in
+// the run (a *ResumeError naming the calls that are).
+func (st *State) CheckPending(callID string) error {
+	pending := st.PendingCalls()
+	if !contains(pending, callID) {
+		return &ResumeError{Msg: fmt.Sprintf("call %s is not awaiting approval in run %s (awaiting: %s)", callID, st.RunID, listOrNone(pending))}
+	}
+	return nil
+}
 
 // PendingCalls returns the ids of open calls awaiting a person's approval.
 func (st *State) PendingCalls() []string {
@@ -54,17 +64,18 @@ func (st *State) PendingCalls() []string {
 //     whatever is left of its processes (and of the run's earlier commands)
 //     is ended first, and the resume event says so.
 func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error {
-	pending := st.PendingCalls()
-	for _, id := range []string{opt.Approve, opt.Deny} {
-		if id != "" && !contains(pending, id) {
-			return &ResumeError{Msg: fmt.Sprintf("call %s is not awaiting approval in run %s (awaiting: %s)", id, st.RunID, listOrNone(pending))}
+	decided := map[string]ApprovalDecision{}
+	for id, d := range opt.Decisions {
+		if err := st.CheckPending(id); err != nil {
+			return err
 		}
-	}
-	if opt.Note != "" && opt.Deny == "" {
-		return &ResumeError{Msg: "--note goes with --deny CALL_ID"}
-	}
-	if opt.Scope != "" && opt.Scope != ScopeOnce && opt.Scope != ScopeRun {
-		return &ResumeError{Msg: "--scope is once or run"}
+		oc := st.findOpen(id)
+		dec, err := r.PersonDecision(protocol.ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: id,
+			Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk}, d)
+		if err != nil {
+			return err
+		}
+		decided[id] = dec
 	}
 	type plan struct {
 		oc      *OpenCall
@@ -79,13 +90,14 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 		}
 		a := oc.Approval
 		action, unknown := ActionRerun, false
+		dec, isDecided := decided[oc.Call.ID]
 		switch {
-		case a != nil && a.Pending && oc.Call.ID == opt.Approve:
-		case a != nil && a.Pending && oc.Call.ID == opt.Deny:
+		case a != nil && a.Pending && isDecided && dec.Verdict == protocol.Allow:
+		case a != nil && a.Pending && isDecided:
 			action = ActionNotRerun
 		case a != nil && a.Pending:
 			action = ActionAwaitingApproval
-		case a != nil && a.Decision == Deny:
+		case a != nil && a.Decision == event.Deny:
 			action = ActionNotRerun
 		case oc.Risk == event.RiskExec && oc.BeforeCP != "",
 			oc.Risk == event.RiskRead && tools.Remote(oc.Call.Name): // an MCP call journaled is one that may have been sent
@@ -127,24 +139,11 @@ func (r *Runner) Resume(ctx context.Context, st *State, opt ResumeOptions) error
 	for _, p := range plans {
 		oc := p.oc
 		switch {
-		case oc.Call.ID == opt.Approve:
-			a := &event.ApprovalData{CallID: oc.Call.ID, Decision: Allow, Scope: ScopeOnce,
-				Source: SourceUser, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}
-			areq := ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk}
-			if e, ok := r.Approver.(Escalator); ok && e.Escalates(areq) {
-				a.Scope = event.ScopeEscalate // this call only, outside the sandbox
-			} else if opt.Scope == ScopeRun {
-				a.Scope = ScopeRun
-				if g, ok := r.Approver.(Granter); ok {
-					a.Grant, a.GrantExpires = g.GrantFor(ApprovalRequest{RunID: st.RunID, CallID: oc.Call.ID, Tool: oc.Call.Name, Arguments: oc.Call.Arguments, Risk: oc.Risk})
-				}
-			}
-			if err := r.record(ctx, st, a); err != nil {
-				return err
-			}
-		case oc.Call.ID == opt.Deny:
-			if err := r.record(ctx, st, &event.ApprovalData{CallID: oc.Call.ID, Decision: Deny, Scope: ScopeOnce,
-				Source: SourceUser, Note: r.redact(opt.Note), ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments)}); err != nil {
+		case decided[oc.Call.ID].Verdict != "":
+			dec := decided[oc.Call.ID]
+			if err := r.record(ctx, st, &event.ApprovalData{CallID: oc.Call.ID, Decision: dec.Verdict.Event(), Scope: dec.Scope,
+				Source: dec.Source, Note: r.redact(dec.Note), Reason: dec.Reason, ArgsHash: ArgsHash(oc.Call.Name, oc.Call.Arguments),
+				Grant: dec.Grant, GrantExpires: dec.GrantExpires}); err != nil {
 				return err
 			}
 		case p.unknown:

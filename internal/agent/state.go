@@ -12,9 +12,9 @@ type State struct {
 	RunID     string
 	Workspace string
 	Model     string
-	Approval  string
-	Provider  string   // the model adapter the run started with ("" before it was recorded)
-	Allow     []string // the run's rules, from run_started
+	Approval  event.ApprovalMode
+	Provider  event.Provider // the model adapter the run started with ("" before it was recorded)
+	Allow     []string       // the run's rules, from run_started
 	Deny      []string
 	Messages  []Message
 	Step      int
@@ -35,6 +35,10 @@ type State struct {
 	Context ContextState
 	// failures counts identical failing calls (name + arguments + error).
 	failures map[string]int
+	// noteDenied is the call of the newest assistant message a person
+	// denied with a note: the turn's other calls that would ask a person
+	// are denied with it (Runner.cancelledByNote).
+	noteDenied string
 	// queued are events folded in but not yet committed (Runner.flush).
 	queued []event.Event
 }
@@ -140,7 +144,7 @@ func (s *State) Persons() int {
 }
 
 // NewState starts the state of a new run.
-func NewState(runID, workspace, model, approval string) *State {
+func NewState(runID, workspace, model string, approval event.ApprovalMode) *State {
 	return &State{RunID: runID, Workspace: workspace, Model: model, Approval: approval, Status: event.StatusRunning}
 }
 
@@ -193,7 +197,7 @@ func (s *State) Apply(ev event.Event) {
 		s.Context.Refreshes = append(s.Context.Refreshes, Folded[event.ContextRefreshData]{ev.Seq, *d})
 	case *event.AssistantMessageData:
 		m := Message{Role: RoleAssistant, Content: d.Text}
-		s.Open = nil
+		s.Open, s.noteDenied = nil, ""
 		for _, tc := range d.ToolCalls {
 			c := ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments}
 			m.ToolCalls = append(m.ToolCalls, c)
@@ -220,6 +224,9 @@ func (s *State) Apply(ev event.Event) {
 		if oc := s.findOpen(d.CallID); oc != nil {
 			cp := *d
 			oc.Approval = &cp
+			if d.Decision == event.Deny && d.Source == event.SourceUser && d.Note != "" {
+				s.noteDenied = d.CallID
+			}
 		}
 	case *event.CheckpointData:
 		if oc := s.findOpen(d.CallID); oc != nil && d.Kind == event.CheckpointBefore {

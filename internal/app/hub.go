@@ -3,29 +3,8 @@ package app
 import (
 	"sync"
 
-	"agent/internal/agent"
-	"agent/internal/event"
+	"agent/internal/protocol"
 )
-
-// UpdateKind says what an Update carries.
-type UpdateKind uint8
-
-const (
-	// UpdateEvent: an event of the run, committed to the journal.
-	UpdateEvent UpdateKind = iota + 1
-	// UpdateText: a piece of the assistant's text as it streams (redacted).
-	UpdateText
-	// UpdateCall: a piece of a tool call as it streams (redacted).
-	UpdateCall
-)
-
-// Update is what a subscriber sees of the runs of a session.
-type Update struct {
-	Kind  UpdateKind
-	Event event.Event     // UpdateEvent
-	Text  string          // UpdateText
-	Call  agent.CallDelta // UpdateCall
-}
 
 // hub fans updates out to subscribers, synchronously and in order, on the
 // goroutine that drives the run: a subscriber must not block for long (the
@@ -33,17 +12,17 @@ type Update struct {
 type hub struct {
 	mu   sync.Mutex
 	next int
-	subs map[int]func(Update)
+	subs map[int]func(protocol.Update)
 }
 
 // Subscribe calls fn with every update from now on; the returned func ends
 // the subscription.
-func (s *Service) Subscribe(fn func(Update)) (cancel func()) {
+func (s *Service) Subscribe(fn func(protocol.Update)) (cancel func()) {
 	h := &s.hub
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.subs == nil {
-		h.subs = map[int]func(Update){}
+		h.subs = map[int]func(protocol.Update){}
 	}
 	id := h.next
 	h.next++
@@ -55,9 +34,9 @@ func (s *Service) Subscribe(fn func(Update)) (cancel func()) {
 	}
 }
 
-func (h *hub) publish(u Update) {
+func (h *hub) publish(u protocol.Update) {
 	h.mu.Lock()
-	fns := make([]func(Update), 0, len(h.subs))
+	fns := make([]func(protocol.Update), 0, len(h.subs))
 	for i := 0; i < h.next; i++ {
 		if fn, ok := h.subs[i]; ok {
 			fns = append(fns, fn)

@@ -17,6 +17,7 @@ import (
 	"agent/internal/config"
 	"agent/internal/event"
 	"agent/internal/otlp"
+	"agent/internal/protocol"
 	"agent/internal/redact"
 	"agent/internal/store"
 )
@@ -51,8 +52,8 @@ func (s *Service) startOTel() error {
 		},
 	})
 	s.otel = live
-	s.Subscribe(func(u Update) {
-		if u.Kind == UpdateEvent {
+	s.Subscribe(func(u protocol.Update) {
+		if u.Kind == protocol.UpdateEvent {
 			live.Observe(u.Event)
 		}
 	})
@@ -127,7 +128,7 @@ func ExportOTLP(ctx context.Context, st *store.Store, runID, endpoint string, op
 	provider := genAIProvider(run.Model)
 	for _, ev := range evs {
 		if d, ok := ev.Data.(*event.RunStartedData); ok && d.Provider != "" {
-			provider = d.Provider // journaled since the Anthropic adapter
+			provider = string(d.Provider) // journaled since the Anthropic adapter
 			break
 		}
 	}
@@ -166,9 +167,9 @@ func contentNote(content bool) string {
 // runs that did not journal their provider.
 func genAIProvider(model string) string {
 	if strings.HasPrefix(strings.ToLower(model), "claude") {
-		return "anthropic"
+		return string(event.ProviderAnthropic)
 	}
-	return "openai"
+	return string(event.ProviderOpenAI)
 }
 
 func buildVersion() (version, revision string) {

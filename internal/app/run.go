@@ -12,6 +12,7 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/store"
 )
 
@@ -24,8 +25,9 @@ type Run struct {
 	lock   *flock.Flock
 
 	mu          sync.Mutex
-	cancel      context.CancelFunc // of the stretch being driven
-	compactNext bool               // CompactNext: the next Drive compacts first
+	cancel      context.CancelFunc           // of the stretch being driven
+	compactNext bool                         // CompactNext: the next Drive compacts first
+	decided     map[string]protocol.Decision // Decide on a paused run: journaled by Resume
 }
 
 // ID is the run's id.
@@ -153,16 +155,18 @@ func (r *Run) Close() {
 
 // Finished reports whether the run ended with a final answer or a person's
 // stop (nothing to continue without a new message).
-func (r *Run) Finished() bool {
-	return r.state.Status == event.StatusCompleted || r.state.Status == event.StatusStopped
-}
+func (r *Run) Finished() bool { return protocol.Finished(r.state.Status) }
 
 // Resume prepares a run that crashed, was interrupted or paused: it says
 // what happens to every interrupted call (journaled as a resume event) and
-// records a person's decisions; Drive then continues it. A decision that
-// does not fit the run is a *UsageError.
-func (r *Run) Resume(ctx context.Context, opt agent.ResumeOptions) error {
+// journals the decisions given with Decide since the run paused; Drive then
+// continues it. A decision that does not fit the run is a *UsageError.
+func (r *Run) Resume(ctx context.Context) error {
 	_ = r.s.tools.ensure(ctx) // an open call may be an MCP server's; an error is the first Build's to report
+	r.mu.Lock()
+	opt := agent.ResumeOptions{Decisions: r.decided}
+	r.decided = nil
+	r.mu.Unlock()
 	if err := r.s.runner.Resume(ctx, r.state, opt); err != nil {
 		var re *agent.ResumeError
 		if errors.As(err, &re) {
@@ -192,7 +196,7 @@ func (r *Run) Message(ctx context.Context, text string) error {
 // Drive runs the run until the model gives a final answer, the run fails,
 // is interrupted (Interrupt, or ctx), stops or pauses for a person. It
 // journals run_finished.
-func (r *Run) Drive(ctx context.Context) agent.Outcome {
+func (r *Run) Drive(ctx context.Context) protocol.Outcome {
 	ctx, cancel := context.WithCancel(ctx)
 	r.mu.Lock()
 	r.cancel = cancel

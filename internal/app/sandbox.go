@@ -65,9 +65,9 @@ func RunSandbox(ctx context.Context, st *store.Store, runID string) string {
 	for _, ev := range evs {
 		if d, ok := ev.Data.(*event.RunStartedData); ok && d.Sandbox != nil {
 			if d.Sandbox.Requested != "" {
-				return d.Sandbox.Requested
+				return string(d.Sandbox.Requested)
 			}
-			return d.Sandbox.Mode
+			return string(d.Sandbox.Mode)
 		}
 	}
 	return ""

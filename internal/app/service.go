@@ -12,11 +12,11 @@ import (
 	"agent/internal/agent/openai"
 	"agent/internal/approval"
 	"agent/internal/checkpoint"
-	"agent/internal/config"
 	"agent/internal/contextbuild"
 	"agent/internal/event"
 	"agent/internal/otlp"
 	"agent/internal/policy"
+	"agent/internal/protocol"
 	"agent/internal/redact"
 	"agent/internal/replay"
 	"agent/internal/sandbox"
@@ -27,9 +27,11 @@ import (
 // Options configure a Service.
 type Options struct {
 	Settings *Settings
-	// Prompter asks a person to decide a call (the TUI). Nil: headless, a
-	// call that needs a person pauses the run.
-	Prompter approval.Prompter
+	// Decides: a frontend answers the calls that need a person while the
+	// run waits (the TUI, an editor): each is published as an
+	// UpdateApproval and answered with Run.Decide. False: headless, such a
+	// call pauses the run (awaiting_approval).
+	Decides bool
 	// Warn receives warnings for the person (nil: dropped).
 	Warn func(string)
 }
@@ -47,9 +49,11 @@ type Service struct {
 	runner *agent.Runner
 	tools  *toolbox
 	hub    hub
+	decide decisions
 	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
 
 	mu       sync.Mutex
+	home     *Home
 	policies map[string]*policy.Policy
 	repoMap  *repoMapper
 	// the background warm-up of the repo map (Close stops it and waits)
@@ -91,7 +95,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	sb, cmdEnv := commandSandbox(set, warn)
 	s.sb = sb
 	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec,
-		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval != policy.ModeReadOnly.String() && sb.Active()}
+		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval != event.ApprovalReadOnly && sb.Active()}
 	reg := tools.Default()
 	rm := &repoMapper{root: set.Workspace, store: st, warn: warn, red: red}
 	s.repoMap = rm
@@ -132,14 +136,20 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		MaxSteps:     set.MaxSteps,
 		ToolEnv:      env,
 		Approver: &approval.Approver{
-			PolicyFor: s.policyFor, Grants: st, TTL: set.RunGrantTTL, Prompter: opt.Prompter,
+			PolicyFor: s.policyFor, Grants: st, TTL: set.RunGrantTTL,
 			Tools: reg, ToolEnv: env,
 		},
 		Observer: agent.Observer{
-			Event:     func(ev event.Event) { s.hub.publish(Update{Kind: UpdateEvent, Event: ev}) },
-			Delta:     func(text string) { s.hub.publish(Update{Kind: UpdateText, Text: text}) },
-			CallDelta: func(d agent.CallDelta) { s.hub.publish(Update{Kind: UpdateCall, Call: d}) },
+			Event: func(ev event.Event) {
+				s.hub.publish(protocol.Update{Kind: protocol.UpdateEvent, RunID: ev.RunID, Event: ev})
+			},
+			Delta:     func(text string) { s.hub.publish(protocol.Update{Kind: protocol.UpdateText, Text: text}) },
+			CallDelta: func(d protocol.CallDelta) { s.hub.publish(protocol.Update{Kind: protocol.UpdateCall, Call: d}) },
 		},
+	}
+	s.decide.hub = &s.hub
+	if opt.Decides {
+		s.runner.Decider = &s.decide
 	}
 	env.Hidden = func(rel string) bool {
 		for _, p := range s.activePolicies() {
@@ -209,7 +219,7 @@ func newProvider(set *Settings) (agent.Provider, error) {
 	var p agent.Provider
 	var err error
 	switch set.Provider {
-	case config.ProviderAnthropic:
+	case event.ProviderAnthropic:
 		p, err = anthropic.New(anthropic.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
 	default:
 		p, err = openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
@@ -222,11 +232,11 @@ func newProvider(set *Settings) (agent.Provider, error) {
 
 // providerName is what run_started records of the model adapter ("" for
 // a replayed script).
-func providerName(set *Settings) string {
+func providerName(set *Settings) event.Provider {
 	if set.Replay != "" {
 		return ""
 	}
-	return string(set.Provider)
+	return set.Provider
 }
 
 // Close releases the session.
@@ -268,8 +278,8 @@ func (s *Service) Notice() string {
 }
 
 // setPolicy makes the approval policy of a run from its mode and rules.
-func (s *Service) setPolicy(runID, mode string, allow, deny []string) error {
-	m, err := policy.ParseMode(mode)
+func (s *Service) setPolicy(runID string, mode event.ApprovalMode, allow, deny []string) error {
+	m, err := policy.ParseMode(string(mode))
 	if err != nil {
 		return usage("%v (set --approval or AGENT_APPROVAL)", err)
 	}

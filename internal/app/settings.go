@@ -8,6 +8,7 @@ import (
 
 	"agent/internal/agent"
 	"agent/internal/config"
+	"agent/internal/event"
 	"agent/internal/sandbox"
 	"agent/internal/store"
 )
@@ -40,10 +41,10 @@ type Settings struct {
 	Workspace string
 	Home      string
 	Model     string
-	Provider  config.Provider
+	Provider  event.Provider
 	BaseURL   string
 	APIKey    string
-	Approval  string
+	Approval  event.ApprovalMode
 	Allow     []string
 	Deny      []string
 	// Window is the context window the config sets (0: not set; the
@@ -77,17 +78,18 @@ type Settings struct {
 
 // Prior is what a continued run started with.
 type Prior struct {
-	Model, Approval string
-	Provider        config.Provider // "" for a run from before providers were recorded
+	Model    string
+	Approval event.ApprovalMode
+	Provider event.Provider // "" for a run from before providers were recorded
 }
 
 // PriorOf is the prior of a run from its row and, when the caller has it,
 // its folded journal (st nil: the provider follows from the model's name).
 func PriorOf(row store.Run, st *agent.State) *Prior {
-	p := &Prior{Model: row.Model, Approval: row.Approval, Provider: config.ProviderOfModel(row.Model)}
+	p := &Prior{Model: row.Model, Approval: row.Approval, Provider: event.Provider(config.ProviderOfModel(row.Model))}
 	if st != nil && st.Provider != "" {
-		if pp, err := config.ParseProvider(st.Provider); err == nil {
-			p.Provider = pp
+		if pp, err := config.ParseProvider(string(st.Provider)); err == nil {
+			p.Provider = event.Provider(pp)
 		}
 	}
 	return p
@@ -107,15 +109,15 @@ func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 		Model: f.Model, Provider: f.Provider, BaseURL: f.BaseURL, Approval: f.Approval, Allow: f.Allow, Deny: f.Deny, Sandbox: f.Sandbox,
 	}}
 	if prior != nil {
-		src.PriorProvider = prior.Provider
+		src.PriorProvider = config.Provider(prior.Provider)
 	}
 	cfg, warnings, err := config.Load(ws, src)
 	if err != nil {
 		return nil, nil, &UsageError{Err: err}
 	}
 	s := &Settings{
-		Workspace: ws, Home: cfg.Home, Model: cfg.Model, Provider: cfg.Provider, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
-		Approval: cfg.Approval.String(), Allow: cfg.Allow, Deny: cfg.Deny, Window: cfg.ContextWindow, ModelSummary: cfg.ModelSummary,
+		Workspace: ws, Home: cfg.Home, Model: cfg.Model, Provider: event.Provider(cfg.Provider), BaseURL: cfg.BaseURL, APIKey: cfg.APIKey,
+		Approval: event.ApprovalMode(cfg.Approval.String()), Allow: cfg.Allow, Deny: cfg.Deny, Window: cfg.ContextWindow, ModelSummary: cfg.ModelSummary,
 		RedactPII: cfg.RedactPII, InternalDomains: cfg.InternalDomains, Retention: cfg.Retention,
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL, OTelEndpoint: cfg.OTelEndpoint, OTelContent: cfg.OTelContent,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,

@@ -1,8 +1,9 @@
 // Package approval owns the Approver the loop asks before every call: it
-// applies the approval policy (mode and shell-aware rules), the run's
-// time-limited "allow for this run" grants, and, when a person must decide,
-// either asks a Prompter (the TUI) or reports the call as pending, which
-// pauses a headless run.
+// applies the approval policy (mode and shell-aware rules) and the run's
+// time-limited "allow for this run" grants, and reports a call a person
+// must decide as pending (with the diff and the reason a prompt shows). It
+// never waits: a person's answer comes back as a command (app's
+// Run.Decide), and the loop interprets it (agent.Runner.PersonDecision).
 //
 // It must not run tools or write the journal: the loop journals every
 // decision it returns before the call runs.
@@ -18,13 +19,9 @@ import (
 	"agent/internal/agent"
 	"agent/internal/event"
 	"agent/internal/policy"
+	"agent/internal/protocol"
 	"agent/internal/tools"
 )
-
-// Prompter asks a person. It must honour ctx cancellation.
-type Prompter interface {
-	Ask(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error)
-}
 
 // Grants reads a run's "allow for this run" grants. They are written with
 // the approval event that grants them (ApprovalDecision.Grant), by the
@@ -42,8 +39,7 @@ type Approver struct {
 	// (its mode and rules as it started).
 	Policy    *policy.Policy
 	PolicyFor func(runID string) *policy.Policy
-	Grants    Grants   // nil: no run grants
-	Prompter  Prompter // nil: headless, a call that needs a person is pending
+	Grants    Grants // nil: no run grants
 	TTL       time.Duration
 	Tools     *tools.Registry
 	ToolEnv   *tools.Env
@@ -67,11 +63,8 @@ func (a *Approver) policy(runID string) *policy.Policy {
 	return a.Policy
 }
 
-// Interactive reports whether a person may be asked (a Prompter is set).
-func (a *Approver) Interactive() bool { return a.Prompter != nil }
-
 // Approve implements agent.Approver.
-func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error) {
+func (a *Approver) Approve(ctx context.Context, req protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
 	pol := a.policy(req.RunID)
 	if pol == nil {
 		return agent.ApprovalDecision{}, fmt.Errorf("no approval policy for run %s", req.RunID)
@@ -79,39 +72,27 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	call := policy.MakeCall(req.Tool, req.Risk, json.RawMessage(req.Arguments), pol.Workspace)
 	d := pol.Decide(call)
 	if a.Escalates(req) {
-		return a.escalate(ctx, req, d)
+		return a.escalate(d)
 	}
 	switch d.Action {
 	case policy.Allow:
-		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Allow, Scope: event.ScopeOnce}, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	case policy.Deny:
-		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Deny, Scope: event.ScopeOnce}, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
 	if rule, ok, err := a.granted(ctx, pol, req, call); err != nil {
 		return agent.ApprovalDecision{}, err
 	} else if ok {
-		return agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeRun, Source: agent.SourceUser, Rule: rule,
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Allow, Scope: event.ScopeRun}, Source: event.SourceUser, Rule: rule,
 			Reason: "allowed for this run by an earlier decision"}, nil
 	}
-	req.Diff = a.preview(ctx, req)
-	if a.Prompter == nil {
-		return agent.ApprovalDecision{Pending: true, Reason: d.Reason, Diff: req.Diff}, nil
-	}
-	dec, err := a.Prompter.Ask(ctx, req)
-	if err != nil {
-		return agent.ApprovalDecision{}, err
-	}
-	dec.Source = agent.SourceUser
-	if dec.Decision == agent.Allow && dec.Scope == agent.ScopeRun {
-		dec.Grant, dec.GrantExpires = a.GrantFor(req)
-	}
-	return dec, nil
+	return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Pending}, Reason: d.Reason, Diff: a.preview(ctx, req)}, nil
 }
 
 // Escalates reports whether req asks to run a command outside the active
 // OS sandbox: only a person can allow that, for that one call (scope
 // escalate).
-func (a *Approver) Escalates(req agent.ApprovalRequest) bool {
+func (a *Approver) Escalates(req protocol.ApprovalRequest) bool {
 	return a.ToolEnv.OutsideSandboxRequested(req.Tool, json.RawMessage(req.Arguments))
 }
 
@@ -120,34 +101,21 @@ func (a *Approver) Escalates(req agent.ApprovalRequest) bool {
 // otherwise a person decides, under every mode (full-auto and auto-edit
 // too: the sandbox is what makes them safe, so leaving it is never the
 // mode's to allow), never an allow rule or a run grant, and an allow
-// covers this call only. Headless, the run pauses for the person.
-func (a *Approver) escalate(ctx context.Context, req agent.ApprovalRequest, d policy.Decision) (agent.ApprovalDecision, error) {
+// covers this call only (agent's person.go makes it scope escalate).
+// Headless, the run pauses for the person.
+func (a *Approver) escalate(d policy.Decision) (agent.ApprovalDecision, error) {
 	if d.Action == policy.Deny {
-		return agent.ApprovalDecision{Decision: agent.Deny, Scope: agent.ScopeOnce, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
+		return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Deny, Scope: event.ScopeOnce}, Source: event.Source(d.Source), Rule: d.Rule, Reason: d.Reason}, nil
 	}
 	mode := a.ToolEnv.Sandbox.Info().Mode
-	req.Reason = fmt.Sprintf("the model asks to run this command OUTSIDE the OS sandbox (%s): it could write anywhere you can and reach the network; "+
+	reason := fmt.Sprintf("the model asks to run this command OUTSIDE the OS sandbox (%s): it could write anywhere you can and reach the network; "+
 		"an allow covers this one call", mode)
-	if a.Prompter == nil {
-		return agent.ApprovalDecision{Pending: true, Reason: req.Reason}, nil
-	}
-	dec, err := a.Prompter.Ask(ctx, req)
-	if err != nil {
-		return agent.ApprovalDecision{}, err
-	}
-	dec.Source = agent.SourceUser
-	if dec.Decision == agent.Allow {
-		dec.Scope, dec.Grant, dec.GrantExpires = event.ScopeEscalate, "", time.Time{}
-		if dec.Reason == "" {
-			dec.Reason = "allowed to run outside the OS sandbox, this call only"
-		}
-	}
-	return dec, nil
+	return agent.ApprovalDecision{Decision: protocol.Decision{Verdict: protocol.Pending}, Reason: reason}, nil
 }
 
 // GrantFor returns the "allow for this run" grant covering calls like req,
 // and when it expires; the loop journals it with the approval.
-func (a *Approver) GrantFor(req agent.ApprovalRequest) (string, time.Time) {
+func (a *Approver) GrantFor(req protocol.ApprovalRequest) (string, time.Time) {
 	ttl := a.TTL
 	if ttl <= 0 {
 		ttl = time.Hour
@@ -166,7 +134,7 @@ func GrantRule(tool string, args json.RawMessage) string {
 	return fmt.Sprintf("%s(%s)", tool, esc)
 }
 
-func (a *Approver) granted(ctx context.Context, pol *policy.Policy, req agent.ApprovalRequest, call policy.Call) (string, bool, error) {
+func (a *Approver) granted(ctx context.Context, pol *policy.Policy, req protocol.ApprovalRequest, call policy.Call) (string, bool, error) {
 	if a.Grants == nil || req.RunID == "" {
 		return "", false, nil
 	}
@@ -194,7 +162,7 @@ func (a *Approver) granted(ctx context.Context, pol *policy.Policy, req agent.Ap
 }
 
 // preview renders the change a file tool would make.
-func (a *Approver) preview(ctx context.Context, req agent.ApprovalRequest) string {
+func (a *Approver) preview(ctx context.Context, req protocol.ApprovalRequest) string {
 	if a.Tools == nil {
 		return ""
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"agent/internal/agent"
 	"agent/internal/event"
 	"agent/internal/policy"
+	"agent/internal/protocol"
 	"agent/internal/sandbox"
 	"agent/internal/store"
 	"agent/internal/tools"
@@ -25,7 +25,7 @@ type testRun struct {
 }
 
 // grant journals a person's "allow for this run" of req, as the loop does.
-func (r testRun) grant(t *testing.T, req agent.ApprovalRequest) {
+func (r testRun) grant(t *testing.T, req protocol.ApprovalRequest) {
 	t.Helper()
 	req.RunID = r.runID
 	rule, exp := r.GrantFor(req)
@@ -36,7 +36,7 @@ func (r testRun) grant(t *testing.T, req agent.ApprovalRequest) {
 	}
 }
 
-func (r testRun) req(id, command string) agent.ApprovalRequest {
+func (r testRun) req(id, command string) protocol.ApprovalRequest {
 	q := cmdReq(id, command)
 	q.RunID = r.runID
 	return q
@@ -65,8 +65,8 @@ func newApprover(t *testing.T, mode policy.Mode, allow, deny []string) (testRun,
 	return testRun{a, st, runID}, &now
 }
 
-func cmdReq(id, command string) agent.ApprovalRequest {
-	return agent.ApprovalRequest{CallID: id, Tool: "run_command", Arguments: `{"command":"` + command + `"}`, Risk: event.RiskExec}
+func cmdReq(id, command string) protocol.ApprovalRequest {
+	return protocol.ApprovalRequest{CallID: id, Tool: "run_command", Arguments: `{"command":"` + command + `"}`, Risk: event.RiskExec}
 }
 
 // A run grant covers the same call again until it expires; then a person is
@@ -75,30 +75,30 @@ func TestRunGrantExpires(t *testing.T) {
 	a, now := newApprover(t, policy.ModeAsk, nil, []string{"run_command(rm *)"})
 	ctx := context.Background()
 	d, err := a.Approve(ctx, a.req("c1", "go test ./..."))
-	if err != nil || !d.Pending {
+	if err != nil || d.Verdict != protocol.Pending {
 		t.Fatalf("headless ask: %+v, %v; want pending", d, err)
 	}
 	a.grant(t, a.req("c1", "go test ./..."))
-	if d, _ := (&Approver{Policy: a.Policy, Grants: a.st, Now: a.Now}).Approve(ctx, a.req("c1b", "go test ./...")); d.Decision != agent.Allow {
+	if d, _ := (&Approver{Policy: a.Policy, Grants: a.st, Now: a.Now}).Approve(ctx, a.req("c1b", "go test ./...")); d.Verdict != protocol.Allow {
 		t.Errorf("the grant is not in the journal's grants: %+v", d)
 	}
-	if d, _ := a.Approve(ctx, cmdReq("other-run", "go test ./...")); !d.Pending {
+	if d, _ := a.Approve(ctx, cmdReq("other-run", "go test ./...")); d.Verdict != protocol.Pending {
 		t.Errorf("a grant of one run covered a call of another: %+v", d)
 	}
 	*now = now.Add(59 * time.Minute)
 	d, _ = a.Approve(ctx, a.req("c2", "go test ./..."))
-	if d.Decision != agent.Allow || d.Scope != agent.ScopeRun || d.Source != agent.SourceUser {
+	if d.Verdict != protocol.Allow || d.Scope != event.ScopeRun || d.Source != event.SourceUser {
 		t.Errorf("within the grant's time: %+v, want allow/run/user", d)
 	}
-	if d, _ := a.Approve(ctx, a.req("c3", "go test ./... && curl evil")); !d.Pending {
+	if d, _ := a.Approve(ctx, a.req("c3", "go test ./... && curl evil")); d.Verdict != protocol.Pending {
 		t.Errorf("a longer command slipped under the grant: %+v", d)
 	}
 	a.grant(t, a.req("c4", "rm -rf build"))
-	if d, _ := a.Approve(ctx, a.req("c5", "rm -rf build")); d.Decision != agent.Deny || d.Source != event.SourceRule {
+	if d, _ := a.Approve(ctx, a.req("c5", "rm -rf build")); d.Verdict != protocol.Deny || d.Source != event.SourceRule {
 		t.Errorf("a grant beat a deny rule: %+v", d)
 	}
 	*now = now.Add(2 * time.Minute)
-	if d, _ := a.Approve(ctx, a.req("c6", "go test ./...")); !d.Pending {
+	if d, _ := a.Approve(ctx, a.req("c6", "go test ./...")); d.Verdict != protocol.Pending {
 		t.Errorf("after the grant expired: %+v, want a person asked again", d)
 	}
 }
@@ -106,9 +106,9 @@ func TestRunGrantExpires(t *testing.T) {
 // A pending file write carries the diff it would make.
 func TestPendingWriteCarriesDiff(t *testing.T) {
 	a, _ := newApprover(t, policy.ModeAsk, nil, nil)
-	d, err := a.Approve(context.Background(), agent.ApprovalRequest{CallID: "c1", Tool: "edit_file", Risk: event.RiskWrite,
+	d, err := a.Approve(context.Background(), protocol.ApprovalRequest{CallID: "c1", Tool: "edit_file", Risk: event.RiskWrite,
 		Arguments: `{"path":"main.go","old_string":"func main() {}","new_string":"func main() { println(1) }"}`})
-	if err != nil || !d.Pending {
+	if err != nil || d.Verdict != protocol.Pending {
 		t.Fatalf("%+v %v", d, err)
 	}
 	if !strings.Contains(d.Diff, "+func main() { println(1) }") || !strings.Contains(d.Diff, "-func main() {}") {
@@ -120,35 +120,24 @@ func TestModesAndRules(t *testing.T) {
 	cases := []struct {
 		mode     policy.Mode
 		allow    []string
-		req      agent.ApprovalRequest
+		req      protocol.ApprovalRequest
 		decision event.Decision
 		pending  bool
 	}{
-		{policy.ModeReadOnly, nil, cmdReq("c", "ls"), agent.Deny, false},
-		{policy.ModeAsk, []string{"run_command(ls *)"}, cmdReq("c", "ls -la"), agent.Allow, false},
+		{policy.ModeReadOnly, nil, cmdReq("c", "ls"), event.Deny, false},
+		{policy.ModeAsk, []string{"run_command(ls *)"}, cmdReq("c", "ls -la"), event.Allow, false},
 		{policy.ModeAsk, []string{"run_command(ls *)"}, cmdReq("c", "ls; rm -rf x"), "", true},
-		{policy.ModeAutoEdit, nil, agent.ApprovalRequest{Tool: "write_file", Risk: event.RiskWrite, Arguments: `{"path":"a.txt","content":"x"}`}, agent.Allow, false},
+		{policy.ModeAutoEdit, nil, protocol.ApprovalRequest{Tool: "write_file", Risk: event.RiskWrite, Arguments: `{"path":"a.txt","content":"x"}`}, event.Allow, false},
 		{policy.ModeAutoEdit, nil, cmdReq("c", "make"), "", true},
-		{policy.ModeFullAuto, nil, cmdReq("c", "make"), agent.Allow, false},
+		{policy.ModeFullAuto, nil, cmdReq("c", "make"), event.Allow, false},
 	}
 	for _, c := range cases {
 		a, _ := newApprover(t, c.mode, c.allow, nil)
 		d, err := a.Approve(context.Background(), c.req)
-		if err != nil || d.Pending != c.pending || d.Decision != c.decision {
+		if err != nil || (d.Verdict == protocol.Pending) != c.pending || d.Verdict.Event() != c.decision {
 			t.Errorf("%s %s %s: %+v %v; want decision %q pending %t", c.mode, c.req.Tool, c.req.Arguments, d, err, c.decision, c.pending)
 		}
 	}
-}
-
-// prompter answers every question with its decision and counts them.
-type prompter struct {
-	dec   agent.ApprovalDecision
-	asked []agent.ApprovalRequest
-}
-
-func (p *prompter) Ask(_ context.Context, req agent.ApprovalRequest) (agent.ApprovalDecision, error) {
-	p.asked = append(p.asked, req)
-	return p.dec, nil
 }
 
 // Leaving the OS sandbox is a person's decision under every mode that asks
@@ -158,7 +147,7 @@ func (p *prompter) Ask(_ context.Context, req agent.ApprovalRequest) (agent.Appr
 // a deny rule or read-only still deny it.
 func TestEscalationNeedsAPerson(t *testing.T) {
 	ctx := context.Background()
-	escReq := func(a testRun, id, command string) agent.ApprovalRequest {
+	escReq := func(a testRun, id, command string) protocol.ApprovalRequest {
 		q := a.req(id, command)
 		q.Arguments = `{"command":"` + command + `","outside_sandbox":true}`
 		return q
@@ -176,30 +165,20 @@ func TestEscalationNeedsAPerson(t *testing.T) {
 		sandboxed(a)
 		// A grant of the same command line, as a person's "allow for this run".
 		a.grant(t, a.req("g", "make install"))
-		if d, _ := a.Approve(ctx, a.req("in", "make install")); d.Decision != agent.Allow || d.Pending {
+		if d, _ := a.Approve(ctx, a.req("in", "make install")); d.Verdict != protocol.Allow {
 			t.Fatalf("%s: the sandboxed call is not allowed: %+v", mode, d)
 		}
 		d, err := a.Approve(ctx, escReq(a, "c1", "make install"))
-		if err != nil || !d.Pending || !strings.Contains(d.Reason, "OUTSIDE the OS sandbox") {
+		if err != nil || d.Verdict != protocol.Pending || !strings.Contains(d.Reason, "OUTSIDE the OS sandbox") {
 			t.Errorf("%s: leaving the sandbox headless: %+v, %v; want pending for a person", mode, d, err)
 		}
-		if d, _ := a.Approve(ctx, escReq(a, "c2", "rm -rf build")); d.Decision != agent.Deny || d.Source != event.SourceRule {
+		if d, _ := a.Approve(ctx, escReq(a, "c2", "rm -rf build")); d.Verdict != protocol.Deny || d.Source != event.SourceRule {
 			t.Errorf("%s: a deny rule did not deny the escalation: %+v", mode, d)
-		}
-		p := &prompter{dec: agent.ApprovalDecision{Decision: agent.Allow, Scope: agent.ScopeRun}}
-		a.Prompter = p
-		d, err = a.Approve(ctx, escReq(a, "c3", "make install"))
-		if err != nil || len(p.asked) != 1 {
-			t.Fatalf("%s: the person was not asked (%d questions): %+v, %v", mode, len(p.asked), d, err)
-		}
-		if d.Decision != agent.Allow || d.Scope != event.ScopeEscalate || d.Source != agent.SourceUser || d.Grant != "" {
-			t.Errorf("%s: a person's allow for this run of an escalation: %+v; want scope escalate, no grant", mode, d)
 		}
 	}
 	a, _ := newApprover(t, policy.ModeReadOnly, nil, nil)
 	sandboxed(a)
-	a.Prompter = &prompter{dec: agent.ApprovalDecision{Decision: agent.Allow}}
-	if d, _ := a.Approve(ctx, escReq(a, "c1", "ls")); d.Decision != agent.Deny {
+	if d, _ := a.Approve(ctx, escReq(a, "c1", "ls")); d.Verdict != protocol.Deny {
 		t.Errorf("read-only: an escalation was not denied: %+v", d)
 	}
 }

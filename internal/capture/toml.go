@@ -48,7 +48,7 @@ func (r *run) taskTOML(fixture string, task *Task) string {
 	if mode == "" {
 		mode = "ask"
 	}
-	fmt.Fprintf(&b, "mode = %s\n", tomlString(mode))
+	fmt.Fprintf(&b, "mode = %s\n", tomlString(string(mode)))
 	if len(r.start.Allow) > 0 {
 		fmt.Fprintf(&b, "allow = %s\n", tomlArray(r.start.Allow))
 	}

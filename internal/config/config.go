@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"agent/internal/event"
 	"agent/internal/policy"
 	"agent/internal/sandbox"
 )
@@ -357,7 +358,7 @@ func (c *Config) applyUser(l *layer) {
 // DefaultSandboxFor is the sandbox mode when no file, variable or flag sets
 // one (see sandbox.DefaultFor).
 func DefaultSandboxFor(approval policy.Mode) sandbox.Mode {
-	return sandbox.DefaultFor(approval.String())
+	return sandbox.DefaultFor(event.ApprovalMode(approval.String()))
 }
 
 // resolveSandbox settles the sandbox mode once the approval mode is known:

@@ -23,7 +23,7 @@ func (j *journal) add(p event.Payload) int64 {
 	return ev.Seq
 }
 
-func (j *journal) start(approval string) {
+func (j *journal) start(approval event.ApprovalMode) {
 	j.add(&event.RunStartedData{Workspace: "/ws", Model: "m", Approval: approval})
 	j.add(&event.UserMessageData{Text: "fix the build"})
 }

@@ -149,14 +149,14 @@ const (
 )
 
 type RunStartedData struct {
-	Workspace string   `json:"workspace"`
-	Model     string   `json:"model"`
-	Approval  string   `json:"approval"`
-	Provider  string   `json:"provider,omitempty"` // the model adapter (openai, anthropic), kept for resume
-	BaseURL   string   `json:"base_url,omitempty"`
-	MaxSteps  int      `json:"max_steps,omitempty"`
-	Allow     []string `json:"allow,omitempty"` // the run's allow rules, kept for resume
-	Deny      []string `json:"deny,omitempty"`  // the run's deny rules, kept for resume
+	Workspace string       `json:"workspace"`
+	Model     string       `json:"model"`
+	Approval  ApprovalMode `json:"approval"`
+	Provider  Provider     `json:"provider,omitempty"` // the model adapter (openai, anthropic), kept for resume
+	BaseURL   string       `json:"base_url,omitempty"`
+	MaxSteps  int          `json:"max_steps,omitempty"`
+	Allow     []string     `json:"allow,omitempty"` // the run's allow rules, kept for resume
+	Deny      []string     `json:"deny,omitempty"`  // the run's deny rules, kept for resume
 	// Sandbox is the OS sandbox of the run's commands as it started.
 	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 }
@@ -199,10 +199,10 @@ type ToolCallData struct {
 // or of a run's commands (run_started).
 type SandboxInfo struct {
 	// Mode is what is enforced: workspace-write, read-only or off.
-	Mode string `json:"mode"`
+	Mode SandboxMode `json:"mode"`
 	// Requested is the mode asked for, when it differs from Mode (a kernel
 	// without Landlock, or a call a person let run outside the sandbox).
-	Requested string `json:"requested,omitempty"`
+	Requested SandboxMode `json:"requested,omitempty"`
 	// Source is where the mode came from: flag, environment, user file,
 	// project file, default, or escalation (a person's approval).
 	Source string `json:"source,omitempty"`

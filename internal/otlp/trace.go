@@ -121,7 +121,7 @@ func (b *Builder) Add(ev event.Event) []Span {
 			b.opt.Model = d.Model
 			b.setSeg(String(attrRequestModel, d.Model))
 		}
-		b.setSeg(String("agent.approval", d.Approval), String("agent.workspace", d.Workspace))
+		b.setSeg(String("agent.approval", string(d.Approval)), String("agent.workspace", d.Workspace))
 	case *event.UserMessageData:
 		if b.opt.Content {
 			b.users = append(b.users, d.Text)

@@ -60,6 +60,9 @@ func (m Mode) String() string {
 	return NameOff
 }
 
+// Event is the mode as the journal records it.
+func (m Mode) Event() event.SandboxMode { return event.SandboxMode(m.String()) }
+
 // ParseMode reads a mode name.
 func ParseMode(s string) (Mode, error) {
 	switch strings.TrimSpace(s) {
@@ -91,8 +94,8 @@ func (m Mode) rank() int {
 // too: a command a person approves still runs confined). Running outside
 // the sandbox is its own escalation a person approves (an outside_sandbox
 // call), never a default, a rule or full-auto.
-func DefaultFor(approval string) Mode {
-	if approval == "read-only" {
+func DefaultFor(approval event.ApprovalMode) Mode {
+	if approval == event.ApprovalReadOnly {
 		return ModeReadOnly
 	}
 	return ModeWorkspaceWrite
@@ -257,9 +260,9 @@ func (s *Sandbox) Info() *event.SandboxInfo {
 	if s == nil {
 		return &event.SandboxInfo{Mode: NameOff, Network: true}
 	}
-	in := &event.SandboxInfo{Mode: s.mode.String(), Source: s.source, Note: s.note}
+	in := &event.SandboxInfo{Mode: s.mode.Event(), Source: s.source, Note: s.note}
 	if s.requested != s.mode {
-		in.Requested = s.requested.String()
+		in.Requested = s.requested.Event()
 	}
 	if s.mode == ModeOff {
 		in.Network = true

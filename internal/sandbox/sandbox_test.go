@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"agent/internal/event"
 )
 
 func TestModes(t *testing.T) {
@@ -23,7 +25,7 @@ func TestModes(t *testing.T) {
 		}
 	}
 	// The sandbox is on under every approval mode: off is never a default.
-	for approval, want := range map[string]Mode{"read-only": ModeReadOnly, "ask": ModeWorkspaceWrite,
+	for approval, want := range map[event.ApprovalMode]Mode{"read-only": ModeReadOnly, "ask": ModeWorkspaceWrite,
 		"auto-edit": ModeWorkspaceWrite, "full-auto": ModeWorkspaceWrite, "": ModeWorkspaceWrite} {
 		if got := DefaultFor(approval); got != want {
 			t.Errorf("DefaultFor(%q) = %v, want %v", approval, got, want)

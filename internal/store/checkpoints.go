@@ -6,20 +6,22 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"agent/internal/event"
 )
 
 // Checkpoint is one row of the checkpoint index: a shadow-repository commit
 // bound to a position (seq) in a run's events.
 type Checkpoint struct {
-	ID        string    `json:"checkpoint_id"`
-	RunID     string    `json:"run_id"`
-	Seq       int64     `json:"seq"`
-	Step      int       `json:"step"`
-	CallID    string    `json:"call_id"`
-	Kind      string    `json:"kind"`
-	Files     []string  `json:"files"`
-	Workspace string    `json:"workspace"`
-	Created   time.Time `json:"created"`
+	ID        string               `json:"checkpoint_id"`
+	RunID     string               `json:"run_id"`
+	Seq       int64                `json:"seq"`
+	Step      int                  `json:"step"`
+	CallID    string               `json:"call_id"`
+	Kind      event.CheckpointKind `json:"kind"`
+	Files     []string             `json:"files"`
+	Workspace string               `json:"workspace"`
+	Created   time.Time            `json:"created"`
 }
 
 const cpCols = `id, run_id, seq, step, call_id, kind, files, workspace, created`

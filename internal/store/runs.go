@@ -13,21 +13,21 @@ import (
 
 // Run is one row of the runs table.
 type Run struct {
-	ID        string       `json:"run_id"`
-	Status    event.Status `json:"status"`
-	Workspace string       `json:"workspace"`
-	Model     string       `json:"model"`
-	Approval  string       `json:"approval"`
-	Prompt    string       `json:"prompt"`
-	Started   time.Time    `json:"started"`
-	Updated   time.Time    `json:"updated"`
-	Steps     int          `json:"steps"`
-	ToolCalls int          `json:"tool_calls"`
-	TokensIn  int          `json:"tokens_in"`
-	TokensOut int          `json:"tokens_out"`
-	LastSeq   int64        `json:"last_seq"`
-	Answer    string       `json:"answer"`
-	Failure   string       `json:"failure"`
+	ID        string             `json:"run_id"`
+	Status    event.Status       `json:"status"`
+	Workspace string             `json:"workspace"`
+	Model     string             `json:"model"`
+	Approval  event.ApprovalMode `json:"approval"`
+	Prompt    string             `json:"prompt"`
+	Started   time.Time          `json:"started"`
+	Updated   time.Time          `json:"updated"`
+	Steps     int                `json:"steps"`
+	ToolCalls int                `json:"tool_calls"`
+	TokensIn  int                `json:"tokens_in"`
+	TokensOut int                `json:"tokens_out"`
+	LastSeq   int64              `json:"last_seq"`
+	Answer    string             `json:"answer"`
+	Failure   string             `json:"failure"`
 }
 
 // NewRunID returns a sortable, readable run id: 20261129T203216-3f9a1c.
@@ -133,12 +133,12 @@ func auditFor(ev *event.Event) (AuditEntry, bool) {
 		// Running commands without the OS sandbox, when one was asked for or
 		// by a choice other than the default, is a decision on record.
 		sb := d.Sandbox
-		if sb == nil || sb.Mode != "off" || (sb.Requested == "" && (sb.Source == "" || sb.Source == "default")) {
+		if sb == nil || sb.Mode != event.SandboxOff || (sb.Requested == "" && (sb.Source == "" || sb.Source == "default")) {
 			return AuditEntry{}, false
 		}
 		detail := "commands run without the OS sandbox: mode off from the " + sb.Source
 		if sb.Requested != "" {
-			detail = "commands run without the OS sandbox: " + sb.Requested + " was asked for (" + sb.Source + ")"
+			detail = "commands run without the OS sandbox: " + string(sb.Requested) + " was asked for (" + sb.Source + ")"
 		}
 		if sb.Note != "" {
 			detail += "; " + sb.Note

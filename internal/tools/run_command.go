@@ -156,7 +156,7 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 		}
 		if blocks := sb.Blocked(text, root, a.Command, code); len(blocks) > 0 {
 			res.Sandbox.Blocked = blocks
-			text = strings.TrimSuffix(text, "\n") + sandbox.Note(blocks, res.Sandbox.Mode, env.Escalation) + "\n"
+			text = strings.TrimSuffix(text, "\n") + sandbox.Note(blocks, string(res.Sandbox.Mode), env.Escalation) + "\n"
 		}
 	}
 	var exitErr *exec.ExitError

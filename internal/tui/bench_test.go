@@ -16,6 +16,7 @@ import (
 
 	"agent/internal/app"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tui/theme"
 )
 
@@ -31,7 +32,6 @@ import (
 // what start does.
 type benchEnv struct {
 	svc *app.Service
-	br  *bridge
 	opt Options
 	ctx context.Context
 }
@@ -63,8 +63,8 @@ func newBenchEnv(b *testing.B) *benchEnv {
 		Approval: "ask", Replay: script, MaxSteps: 20}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
-	e := &benchEnv{br: newBridge(), opt: Options{Settings: set, Env: []string{"TERM=xterm-256color"}}, ctx: ctx}
-	svc, err := app.Open(ctx, app.Options{Settings: set, Prompter: e.br, Warn: e.br.warn})
+	e := &benchEnv{opt: Options{Settings: set, Env: []string{"TERM=xterm-256color"}}, ctx: ctx}
+	svc, err := app.Open(ctx, app.Options{Settings: set, Decides: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 // model builds the root model at 120x40, as the program does before its
 // first frame: newModel, Init (its commands are not run), the size.
 func (e *benchEnv) model() *model {
-	m := newModel(e.ctx, e.svc, e.br, e.opt)
+	m := newModel(e.ctx, e.svc, e.opt)
 	m.Init()
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	return m
@@ -247,7 +247,7 @@ func BenchmarkRootStream200TokPerSec(b *testing.B) {
 					b.StartTimer()
 				}
 				t := time.Now()
-				m.Update(updateMsg{app.Update{Kind: app.UpdateText, Text: deltas[k]}})
+				m.Update(updateMsg{protocol.Update{Kind: protocol.UpdateText, Text: deltas[k]}})
 				_ = frame(m)
 				frames = append(frames, time.Since(t))
 				k++
@@ -331,11 +331,11 @@ func BenchmarkRootFirstFrame(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			svc, err := app.Open(e.ctx, app.Options{Settings: set, Prompter: e.br, Warn: e.br.warn})
+			svc, err := app.Open(e.ctx, app.Options{Settings: set, Decides: true})
 			if err != nil {
 				b.Fatal(err)
 			}
-			m := newModel(e.ctx, svc, e.br, e.opt)
+			m := newModel(e.ctx, svc, e.opt)
 			m.Init()
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			if v := stripANSI(frame(m)); !strings.Contains(v, "Ask, or /") {

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -30,47 +29,27 @@ func (m *model) openCheckpoints() tea.Cmd {
 		m.cpDrawer.SetCheckpoints(nil)
 		return nil
 	}
-	st, repo, ctx := m.svc.Store(), m.svc.Checkpoints(), m.ctx
+	home, ctx := m.svc.Home(), m.ctx
 	tools := map[string]string{}
 	for cid, e := range m.tr.cards {
 		tools[cid] = e.tool
 	}
 	return func() tea.Msg {
-		rows, err := st.Checkpoints(ctx, id)
+		rows, err := home.Checkpoints(ctx, id, app.CheckpointOptions{Counts: true})
 		if err != nil {
 			return checkpointsMsg{err: err}
 		}
 		out := make([]drawer.Checkpoint, 0, len(rows))
-		before := map[string]string{}
 		for _, c := range rows {
-			cp := drawer.Checkpoint{ID: c.ID, Step: c.Step, CallID: c.CallID, Tool: tools[c.CallID],
-				Kind: drawer.Kind(c.Kind), Files: c.Files, Time: c.Created}
-			if c.Kind == string(event.CheckpointBefore) {
-				before[c.CallID] = c.ID
+			tool := c.Tool
+			if t, ok := tools[c.CallID]; ok {
+				tool = t
 			}
-			if b, ok := before[c.CallID]; ok && c.Kind == string(event.CheckpointAfter) && len(c.Files) > 0 {
-				if p, err := repo.Patch(ctx, b, c.ID); err == nil {
-					cp.Added, cp.Removed = countLines(p)
-				}
-			}
-			out = append(out, cp)
+			out = append(out, drawer.Checkpoint{ID: c.ID, Step: c.Step, CallID: c.CallID, Tool: tool,
+				Kind: c.Kind, Files: c.Files, Time: c.Created, Added: c.Added, Removed: c.Removed})
 		}
 		return checkpointsMsg{list: out}
 	}
-}
-
-// countLines counts a patch's added and removed lines.
-func countLines(patch string) (added, removed int) {
-	for _, l := range strings.Split(patch, "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		case strings.HasPrefix(l, "+"):
-			added++
-		case strings.HasPrefix(l, "-"):
-			removed++
-		}
-	}
-	return added, removed
 }
 
 // preview computes the diff from a checkpoint to the run's newest one.

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"agent/internal/app"
+	"agent/internal/protocol"
 )
 
 // textFrame is how long streamed text waits to be sent with what follows
@@ -17,20 +17,20 @@ const textFrame = 16 * time.Millisecond
 // the assistant-text deltas that arrive within a frame into one update.
 // Any other update first sends the text waiting before it.
 type coalescer struct {
-	send func(app.Update)
+	send func(protocol.Update)
 
 	mu      sync.Mutex
 	pending strings.Builder
 	timer   *time.Timer
 }
 
-func newCoalescer(send func(app.Update)) *coalescer { return &coalescer{send: send} }
+func newCoalescer(send func(protocol.Update)) *coalescer { return &coalescer{send: send} }
 
 // update is the service subscriber.
-func (c *coalescer) update(u app.Update) {
+func (c *coalescer) update(u protocol.Update) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if u.Kind == app.UpdateText {
+	if u.Kind == protocol.UpdateText {
 		c.pending.WriteString(u.Text)
 		if c.timer == nil {
 			c.timer = time.AfterFunc(textFrame, c.flush)
@@ -56,6 +56,6 @@ func (c *coalescer) flushLocked() {
 	if c.pending.Len() > 0 {
 		text := c.pending.String()
 		c.pending.Reset()
-		c.send(app.Update{Kind: app.UpdateText, Text: text})
+		c.send(protocol.Update{Kind: protocol.UpdateText, Text: text})
 	}
 }

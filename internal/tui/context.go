@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tui/drawer"
 	"agent/internal/tui/textutil"
 )
@@ -27,13 +28,13 @@ func drawerContext(t *transcriptState, window int) drawer.Context {
 	dc := drawer.Context{Step: t.lastStep, Budget: c.Budget, Window: window, Reserve: c.Reserve, Margin: c.Margin,
 		Ratio: c.Ratio, Total: c.TotalTokens, PrefixHash: c.PrefixHash, Compacted: c.Compacted}
 	if c.Counting != "" {
-		dc.Counting = c.CountingWords()
+		dc.Counting = protocol.CountingWords(c)
 	}
 	for _, l := range c.Layers {
 		dl := drawer.Layer{ID: string(l.ID), Name: l.Name, Budget: l.Budget, Tokens: l.Tokens, Items: l.Items, Note: l.Note}
 		for _, e := range l.Entries {
 			if e.Reason != "" {
-				dl.Cuts = append(dl.Cuts, drawer.Cut{Reason: e.Reason.Words(), What: entryWhat(e), Before: e.TokensBefore, After: e.Tokens})
+				dl.Cuts = append(dl.Cuts, drawer.Cut{Reason: protocol.CutWords(e.Reason), What: entryWhat(e), Before: e.TokensBefore, After: e.Tokens})
 			}
 		}
 		if l.ID == c.FirstChanged && l.ID != "" {

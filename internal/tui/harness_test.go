@@ -72,7 +72,7 @@ func newHarnessWith(t *testing.T, set func(*app.Settings), approval string, file
 	b, _ := json.Marshal(map[string]any{"turns": turns})
 	os.WriteFile(script, b, 0o644)
 	home := filepath.Join(t.TempDir(), "home")
-	settings := &app.Settings{Workspace: ws, Home: home, Model: "test-model", Approval: approval, Replay: script, MaxSteps: 20}
+	settings := &app.Settings{Workspace: ws, Home: home, Model: "test-model", Approval: event.ApprovalMode(approval), Replay: script, MaxSteps: 20}
 	if set != nil {
 		set(settings)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"agent/internal/agent"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 	"agent/internal/tui/transcript"
@@ -173,7 +173,7 @@ func (t *transcriptState) delta(text string) {
 }
 
 // callDelta applies a piece of a streaming tool call.
-func (t *transcriptState) callDelta(d agent.CallDelta) {
+func (t *transcriptState) callDelta(d protocol.CallDelta) {
 	if d.Step != t.step {
 		t.step, t.calls = d.Step, map[int]*entry{}
 	}
@@ -211,7 +211,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		t.since, t.sinceSeq = nil, 0
 	case *event.CompactionData:
 		t.since, t.sinceSeq = d, ev.Seq
-		t.add(&entry{kind: itemNotice, text: d.Line(textutil.Count, "→"), seq: ev.Seq})
+		t.add(&entry{kind: itemNotice, text: protocol.CompactionLine(d, textutil.Count, "→"), seq: ev.Seq})
 	case *event.ContextRefreshData:
 		// a refresh is routine: only a repo map that could not be built
 		// is said, once until it changes

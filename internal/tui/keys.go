@@ -110,9 +110,9 @@ func (m *model) quit() tea.Cmd {
 	// A prompt still open stays undecided: the interrupt below ends the
 	// wait (the run's context), nothing is journaled for it, and a resume
 	// asks again. Quitting is not the person's denial.
-	for id := range m.replies {
+	for id := range m.asks {
 		m.approve.Drop(id)
-		delete(m.replies, id)
+		delete(m.asks, id)
 	}
 	if m.phase == phaseRunning || m.phase == phaseStarting {
 		m.phase = phaseQuitting

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,10 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"agent/internal/agent"
 	"agent/internal/app"
-	"agent/internal/approval"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tui/approve"
 	"agent/internal/tui/composer"
 	"agent/internal/tui/diffview"
@@ -50,7 +48,6 @@ const (
 type model struct {
 	ctx  context.Context
 	svc  *app.Service
-	br   *bridge
 	opt  Options
 	th   *theme.Theme
 	dark bool
@@ -69,16 +66,13 @@ type model struct {
 	dv    *diffview.Renderer // draws diffs in cards, the prompt and the checkpoint preview
 	diff  *diffview.Model    // /diff: the run's changes so far
 
-	// approvals waiting for the person: the prompt shows them, replies
-	// holds each one's answer channel by request id
-	approve    *approve.Model
-	replies    map[string]askMsg
-	askSeq     int
-	deniedTurn struct {
-		run  string
-		step int
-	} // a denial with a note ends the rest of that turn's asks
-	now func() time.Time
+	// approvals waiting for the person: the prompt shows them, asks holds
+	// each one's request by prompt id; the answer goes back as the run's
+	// Decide
+	approve *approve.Model
+	asks    map[string]protocol.ApprovalRequest
+	askSeq  int
+	now     func() time.Time
 
 	ctxDrawer *drawer.ContextDrawer
 	cpDrawer  *drawer.CheckpointDrawer
@@ -95,10 +89,10 @@ type model struct {
 // so a keystroke meant for the composer cannot approve.
 const askGuard = 300 * time.Millisecond
 
-func newModel(ctx context.Context, svc *app.Service, br *bridge, opt Options) *model {
+func newModel(ctx context.Context, svc *app.Service, opt Options) *model {
 	dark := true
-	m := &model{ctx: ctx, svc: svc, br: br, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
-		now: time.Now, replies: map[string]askMsg{}}
+	m := &model{ctx: ctx, svc: svc, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
+		now: time.Now, asks: map[string]protocol.ApprovalRequest{}}
 	m.input = m.newComposer()
 	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
 	m.tr = newTranscript(m.th, m.renderDiff)
@@ -194,7 +188,7 @@ func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.input.Init()}
 	if m.opt.ResumeID != "" {
 		m.phase = phaseStarting
-		cmds = append(cmds, m.openRun(m.opt.ResumeID, m.opt.Resume, m.opt.Message, m.opt.Compact))
+		cmds = append(cmds, m.openRun(m.opt.ResumeID, m.opt.Decisions, m.opt.Message, m.opt.Compact))
 	}
 	return tea.Batch(cmds...)
 }
@@ -205,13 +199,13 @@ type (
 	runOpenedMsg struct {
 		run     *app.Run
 		history []event.Event // the journal so far, when reopened
-		resume  agent.ResumeOptions
+		resume  map[string]protocol.Decision
 		message string
 		compact bool // compact before the next model request
 		err     error
 	}
 	// driveDoneMsg: a stretch of the run ended.
-	driveDoneMsg struct{ out agent.Outcome }
+	driveDoneMsg struct{ out protocol.Outcome }
 	// rollbackDoneMsg: a rollback ended.
 	rollbackDoneMsg struct {
 		res app.RollbackResult
@@ -280,8 +274,6 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case updateMsg:
 		m.onUpdate(msg.u)
 		return m, nil
-	case askMsg:
-		return m, m.onAsk(msg)
 	case warnMsg:
 		m.tr.notice("warning: %s", msg.text)
 		return m, nil
@@ -342,81 +334,76 @@ func (m *model) updateInput(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (m *model) onUpdate(u app.Update) {
+func (m *model) onUpdate(u protocol.Update) {
 	switch u.Kind {
-	case app.UpdateEvent:
+	case protocol.UpdateEvent:
 		if m.run != nil && u.Event.RunID != m.run.ID() {
 			return
 		}
 		m.tr.apply(u.Event)
-	case app.UpdateText:
+	case protocol.UpdateText:
 		m.tr.delta(u.Text)
-	case app.UpdateCall:
+	case protocol.UpdateCall:
 		m.tr.callDelta(u.Call)
+	case protocol.UpdateApproval:
+		if m.run != nil && u.RunID == m.run.ID() && u.Approval != nil {
+			m.onAsk(*u.Approval)
+		}
 	}
 }
 
-// onAsk queues an approval request; a request of a turn whose earlier call
-// the person denied with a note is denied at once: the note ends the turn's
-// other calls.
-func (m *model) onAsk(a askMsg) tea.Cmd {
-	if m.deniedTurn.run != "" && m.deniedTurn.run == a.req.RunID && m.deniedTurn.step == a.req.Step {
-		a.reply <- agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce,
-			Reason: "cancelled: the person denied an earlier call of this turn with a note, which cancels the rest of the turn"}
-		return nil
-	}
-	if c := m.tr.cards[a.req.CallID]; c != nil {
+// onAsk queues an approval request the run waits on.
+func (m *model) onAsk(req protocol.ApprovalRequest) {
+	if c := m.tr.cards[req.CallID]; c != nil {
 		c.status = cardAwaiting // the prompt shows the diff; the card gets it with the result
 		m.tr.sync(c)
 	}
 	m.askSeq++
-	id := fmt.Sprintf("%s#%d", a.req.CallID, m.askSeq)
-	m.replies[id] = a
+	id := fmt.Sprintf("%s#%d", req.CallID, m.askSeq)
+	m.asks[id] = req
 	risk := approve.RiskExec
-	if a.req.Risk == event.RiskWrite {
+	if req.Risk == event.RiskWrite {
 		risk = approve.RiskWrite
 	}
-	set := m.svc.Settings()
-	ttl := set.RunGrantTTL
-	if ttl <= 0 {
-		ttl = time.Hour
+	label := "this call only: it runs outside the OS sandbox"
+	if !req.Escalation {
+		label = fmt.Sprintf("for this run: %s until %s", req.Grant, req.GrantExpires.Local().Format("15:04"))
 	}
-	m.approve.Push(approve.Request{ID: id, RunID: a.req.RunID, Step: a.req.Step, CallID: a.req.CallID, Tool: a.req.Tool,
-		Risk: risk, Summary: summarize(a.req.Tool, a.req.Arguments), Arguments: a.req.Arguments, Diff: a.req.Diff,
-		Reason: a.req.Reason, GrantLabel: fmt.Sprintf("for this run: %s until %s",
-			approval.GrantRule(a.req.Tool, json.RawMessage(a.req.Arguments)), m.now().Add(ttl).Format("15:04"))})
-	return nil
+	m.approve.Push(approve.Request{ID: id, RunID: req.RunID, Step: req.Step, CallID: req.CallID, Tool: req.Tool,
+		Risk: risk, Summary: summarize(req.Tool, req.Arguments), Arguments: req.Arguments, Diff: req.Diff,
+		Reason: req.Reason, GrantLabel: label})
 }
 
-// decided answers the approval the person decided.
+// decided answers the approval the person decided: the run's Decide, the
+// one command every frontend answers with.
 func (m *model) decided(d approve.DecisionMsg) {
-	a, ok := m.replies[d.ID]
+	req, ok := m.asks[d.ID]
 	if !ok {
 		return
 	}
-	delete(m.replies, d.ID)
-	dec := agent.ApprovalDecision{Decision: event.Deny, Scope: event.ScopeOnce}
+	delete(m.asks, d.ID)
+	dec := protocol.DenyCall("")
 	switch d.Choice {
 	case approve.AllowOnce:
-		dec.Decision = event.Allow
+		dec = protocol.AllowOnce()
 	case approve.AllowRun:
-		dec.Decision, dec.Scope = event.Allow, event.ScopeRun
+		dec = protocol.AllowRun()
 	case approve.DenyWithNote:
-		dec.Note = d.Note
-		m.deniedTurn.run, m.deniedTurn.step = a.req.RunID, a.req.Step
-	case approve.Deny:
-		// set when the prompt denied a queued call because an earlier one was
-		// denied with a note: the system's reason, not the person's words
-		dec.Reason = d.Note
+		dec = protocol.DenyCall(d.Note)
 	}
-	if c := m.tr.cards[a.req.CallID]; c != nil && c.status == cardAwaiting {
+	if c := m.tr.cards[req.CallID]; c != nil && c.status == cardAwaiting {
 		c.status = cardPending
-		if dec.Decision == event.Deny {
+		if dec.Verdict == protocol.Deny {
 			c.status = cardDenied
 		}
 		m.tr.sync(c)
 	}
-	a.reply <- dec
+	if m.run == nil || m.run.ID() != req.RunID {
+		return
+	}
+	if err := m.run.Decide(m.ctx, req.CallID, dec); err != nil {
+		m.flash = "approval: " + err.Error()
+	}
 }
 
 // asking reports whether an approval waits for the person.
@@ -459,7 +446,7 @@ func (m *model) newRun(prompt string) tea.Cmd {
 	}
 }
 
-func (m *model) openRun(id string, opt agent.ResumeOptions, message string, compact bool) tea.Cmd {
+func (m *model) openRun(id string, opt map[string]protocol.Decision, message string, compact bool) tea.Cmd {
 	svc, ctx := m.svc, m.ctx
 	return func() tea.Msg {
 		r, hist, err := svc.OpenRunHistory(ctx, id)
@@ -486,7 +473,7 @@ func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
 		m.phase = phaseRunning
 		r, opt, message := m.run, msg.resume, msg.message
 		ctx := m.ctx
-		if r.Finished() && message == "" && opt.Approve == "" && opt.Deny == "" {
+		if r.Finished() && message == "" && len(opt) == 0 {
 			m.phase = phaseIdle
 			if msg.compact {
 				return m.compact() // nothing to continue: compact now, for the next message
@@ -497,12 +484,17 @@ func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
 			r.CompactNext()
 		}
 		return func() tea.Msg {
-			if err := r.Resume(ctx, opt); err != nil {
-				return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+			for callID, d := range opt {
+				if err := r.Decide(ctx, callID, d); err != nil {
+					return driveDoneMsg{out: protocol.Outcome{Status: event.StatusFailed, Err: err}}
+				}
+			}
+			if err := r.Resume(ctx); err != nil {
+				return driveDoneMsg{out: protocol.Outcome{Status: event.StatusFailed, Err: err}}
 			}
 			if message != "" {
 				if err := r.Message(ctx, message); err != nil {
-					return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+					return driveDoneMsg{out: protocol.Outcome{Status: event.StatusFailed, Err: err}}
 				}
 			}
 			return driveDoneMsg{out: r.Drive(ctx)}
@@ -521,7 +513,7 @@ func (m *model) message(text string) tea.Cmd {
 	r, ctx := m.run, m.ctx
 	return func() tea.Msg {
 		if err := r.Message(ctx, text); err != nil {
-			return driveDoneMsg{out: agent.Outcome{Status: event.StatusFailed, Err: err}}
+			return driveDoneMsg{out: protocol.Outcome{Status: event.StatusFailed, Err: err}}
 		}
 		return driveDoneMsg{out: r.Drive(ctx)}
 	}

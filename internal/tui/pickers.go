@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"agent/internal/agent"
 	"agent/internal/store"
 	"agent/internal/tui/picker"
 )
@@ -66,7 +65,7 @@ func (m *model) openPicker(k pickKind) tea.Cmd {
 		}
 	case pickGrants:
 		set := svc.Settings()
-		m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approvals · mode " + set.Approval,
+		m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approvals · mode " + string(set.Approval),
 			Empty: "no grants: every call that needs approval asks", Actions: []picker.Action{{Key: "d", Label: "revoke"}},
 			Note: "grants come from \"allow for this run\"; a revoked grant asks again, and the revocation is journaled"})
 		m.layout()
@@ -101,7 +100,7 @@ func (m *model) onPicked(c picker.ChosenMsg) tea.Cmd {
 		}
 		m.tr = newTranscript(m.th, m.renderDiff)
 		m.phase = phaseStarting
-		return m.openRun(c.Item.ID, agent.ResumeOptions{}, "", false)
+		return m.openRun(c.Item.ID, nil, "", false)
 	case pickGrants:
 		if c.Action != "d" || m.run == nil {
 			return nil

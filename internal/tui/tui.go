@@ -15,12 +15,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"agent/internal/agent"
 	"agent/internal/app"
+	"agent/internal/protocol"
 )
 
 // Options start a TUI session.
@@ -29,7 +30,9 @@ type Options struct {
 	// ResumeID, when set, reopens that run: its transcript, any pending
 	// approval, and what the resume decided about interrupted calls.
 	ResumeID string
-	Resume   agent.ResumeOptions
+	// Decisions are a person's decisions on the calls the run paused on,
+	// by call id (agent resume --approve/--deny on a terminal).
+	Decisions map[string]protocol.Decision
 	// Message, when set with ResumeID, is sent as the next user message.
 	Message string
 	// Compact, with ResumeID, compacts the context before the next model
@@ -65,19 +68,19 @@ type program struct {
 	svc   *app.Service
 	m     *model
 	p     *tea.Program
-	br    *bridge
+	snd   *sender
 	unsub func()
 }
 
 // start wires a session; extra options are for tests (a window size, no
 // renderer, no input).
 func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*program, error) {
-	br := newBridge()
-	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Prompter: br, Warn: br.warn})
+	snd := &sender{}
+	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Decides: true, Warn: snd.warn})
 	if err != nil {
 		return nil, err
 	}
-	m := newModel(ctx, svc, br, opt)
+	m := newModel(ctx, svc, opt)
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opt.In != nil {
 		popts = append(popts, tea.WithInput(opt.In))
@@ -94,16 +97,16 @@ func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*progr
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	p := tea.NewProgram(m, append(popts, extra...)...)
-	br.attach(p)
-	co := newCoalescer(func(u app.Update) { p.Send(updateMsg{u}) })
+	snd.attach(p)
+	co := newCoalescer(func(u protocol.Update) { p.Send(updateMsg{u}) })
 	unsub := svc.Subscribe(co.update)
-	return &program{svc: svc, m: m, p: p, br: br, unsub: unsub}, nil
+	return &program{svc: svc, m: m, p: p, snd: snd, unsub: unsub}, nil
 }
 
 func (pr *program) run(ctx context.Context) Result {
 	_, err := pr.p.Run()
 	pr.unsub()
-	pr.br.detach()
+	pr.snd.attach(nil)
 	pr.m.shutdown()
 	pr.svc.Close()
 	res := Result{RunID: pr.m.runID()}
@@ -121,4 +124,32 @@ func noColor(env []string) bool {
 		}
 	}
 	return false
+}
+
+// updateMsg carries an app update into the program.
+type updateMsg struct{ u protocol.Update }
+
+// warnMsg is a warning of the service, for the person.
+type warnMsg struct{ text string }
+
+// sender hands the service's warnings to the program once it runs (before
+// and after, they are dropped).
+type sender struct {
+	mu sync.Mutex
+	p  *tea.Program
+}
+
+func (s *sender) attach(p *tea.Program) {
+	s.mu.Lock()
+	s.p = p
+	s.mu.Unlock()
+}
+
+func (s *sender) warn(text string) {
+	s.mu.Lock()
+	p := s.p
+	s.mu.Unlock()
+	if p != nil {
+		p.Send(warnMsg{text})
+	}
 }

@@ -18,7 +18,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"agent/internal/termtext"
-	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
@@ -79,9 +78,7 @@ func (c Choice) String() string {
 	return "unknown"
 }
 
-// DecisionMsg answers the request with ID. Note is set for DenyWithNote,
-// and for the Deny of a request dropped because a denial with a note
-// cancelled the rest of its turn.
+// DecisionMsg answers the request with ID. Note is set for DenyWithNote.
 type DecisionMsg struct {
 	ID     string
 	Choice Choice
@@ -317,25 +314,13 @@ func (m *Model) updateNote(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// decide answers the head and opens the next request. A denial with a note
-// also denies the queued requests of the same run and turn.
+// decide answers the head and opens the next request. What a denial with
+// a note does to the turn's other calls is the loop's rule, not the
+// prompt's: they are never asked.
 func (m *Model) decide(c Choice, note string) tea.Cmd {
 	head := m.queue[0]
-	rest := m.queue[1:]
 	msgs := []tea.Msg{DecisionMsg{ID: head.ID, Choice: c, Note: note}}
-	if c == DenyWithNote {
-		kept := rest[:0:0]
-		for _, q := range rest {
-			if q.RunID == head.RunID && q.Step == head.Step {
-				msgs = append(msgs, DecisionMsg{ID: q.ID, Choice: Deny,
-					Note: "cancelled: the person denied " + callName(head) + " with a note, which cancels the rest of the turn"})
-				continue
-			}
-			kept = append(kept, q)
-		}
-		rest = kept
-	}
-	m.queue = rest
+	m.queue = m.queue[1:]
 	m.note.Reset()
 	m.note.Blur()
 	m.noting, m.noteMissing = false, false
@@ -347,15 +332,6 @@ func (m *Model) decide(c Choice, note string) tea.Cmd {
 		cmds[i] = func() tea.Msg { return msg }
 	}
 	return tea.Batch(cmds...)
-}
-
-// callName names a call for the model: tool(summary).
-func callName(r Request) string {
-	s := textutil.Shorten(termtext.OneLine(r.Summary), 80)
-	if s == "" {
-		return r.Tool
-	}
-	return r.Tool + "(" + s + ")"
 }
 
 func (m *Model) scroll(n int) {

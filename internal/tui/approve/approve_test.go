@@ -246,7 +246,9 @@ func TestGuardIgnoresEarlyKeys(t *testing.T) {
 	}
 }
 
-func TestQueueOfThreeDenyWithNoteCancelsTheRest(t *testing.T) {
+// The prompt decides only what the person answered: the turn's other
+// calls after a denial with a note are the loop's (they are never asked).
+func TestQueueDenyWithNoteDecidesOnlyTheHead(t *testing.T) {
 	a, b, c := cmdReq("a"), editReq("b"), cmdReq("c")
 	c.Summary = "rm -rf build"
 	other := cmdReq("d")
@@ -272,19 +274,20 @@ func TestQueueOfThreeDenyWithNoteCancelsTheRest(t *testing.T) {
 	got := decisions(cmd)
 	want := []DecisionMsg{
 		{ID: "b", Choice: DenyWithNote, Note: "keep the old greeting"},
-		{ID: "c", Choice: Deny, Note: "cancelled: the person denied edit_file(internal/greet/greet.go) with a note, which cancels the rest of the turn"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("decisions\n got %+v\nwant %+v", got, want)
 	}
-	if m.Len() != 2 {
-		t.Fatalf("%d requests left, want the next turn's and the other run's", m.Len())
+	if m.Len() != 3 {
+		t.Fatalf("%d requests left, want c, d and e", m.Len())
 	}
-	if h, _ := m.Head(); h.ID != "d" {
-		t.Fatalf("head is %s, want d", h.ID)
+	for _, id := range []string{"c", "d"} {
+		clk.advance(DefaultGuard)
+		if h, _ := m.Head(); h.ID != id {
+			t.Fatalf("head is %s, want %s", h.ID, id)
+		}
+		m.Update(tuitest.Key("3"))
 	}
-	clk.advance(DefaultGuard)
-	m.Update(tuitest.Key("3"))
 	clk.advance(DefaultGuard)
 	if h, _ := m.Head(); h.ID != "e" || strings.Contains(ansi.Strip(m.View()), " of ") {
 		t.Fatalf("head %s; a lone request must not show a count:\n%s", h.ID, ansi.Strip(m.View()))

@@ -8,21 +8,22 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/event"
 	"agent/internal/termtext"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
 
-// Kind says why a checkpoint was taken.
-type Kind string
+// Kind says why a checkpoint was taken (the journal's kinds).
+type Kind = event.CheckpointKind
 
 // Kinds of checkpoint.
 const (
-	KindBefore Kind = "before" // before a call changed files
-	KindAfter  Kind = "after"  // after it
+	KindBefore = event.CheckpointBefore // before a call changed files
+	KindAfter  = event.CheckpointAfter  // after it
 	// KindRollback is the state before a rollback: rolling back to it
 	// undoes that rollback. It is listed as "↶ undo rollback".
-	KindRollback Kind = "rollback"
+	KindRollback = event.CheckpointRollback
 )
 
 // Checkpoint is one checkpoint of the run.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/event"
 	"agent/internal/termtext"
 	"agent/internal/tui/theme"
 )
@@ -88,7 +89,7 @@ func (s State) String() string { return s.Word() }
 // Status is what the bar shows.
 type Status struct {
 	Model    string
-	Approval string // the approval mode: read-only, ask, auto-edit, full-auto
+	Approval event.ApprovalMode // the approval mode: read-only, ask, auto-edit, full-auto
 	State    State
 
 	TokensIn, TokensOut int
@@ -158,9 +159,9 @@ func Render(th *theme.Theme, s Status, width int) string {
 	if v := termtext.OneLine(s.Model); v != "" {
 		segs = append(segs, segment{text: th.Text.Render(v), rank: 3})
 	}
-	if v := termtext.OneLine(s.Approval); v != "" {
+	if v := termtext.OneLine(string(s.Approval)); v != "" {
 		style := th.Text
-		if v == "full-auto" {
+		if event.ApprovalMode(v) == event.ApprovalFullAuto {
 			style = th.WarnText
 		}
 		segs = append(segs, segment{text: th.Dim.Render("approval ") + style.Render(v), rank: 2})

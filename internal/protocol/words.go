@@ -1,49 +1,51 @@
-package event
+package protocol
 
 import (
 	"fmt"
 	"strings"
+
+	"agent/internal/event"
 )
 
 // The words below are how the context report's values read to a person;
 // `agent context`, `agent trace` and the TUI print the same ones.
 
-// Words is a cut reason as a person reads it.
-func (r CutReason) Words() string {
+// CutWords is a cut reason as a person reads it.
+func CutWords(r event.CutReason) string {
 	switch r {
-	case ReasonSupersededRead:
+	case event.ReasonSupersededRead:
 		return "superseded read (the file was edited since)"
-	case ReasonMasked:
+	case event.ReasonMasked:
 		return "old tool output masked"
-	case ReasonHeadTail:
+	case event.ReasonHeadTail:
 		return "cut to its head and tail"
-	case ReasonSummarized:
+	case event.ReasonSummarized:
 		return "folded into the summary"
-	case ReasonOverBudget:
+	case event.ReasonOverBudget:
 		return "left out: the layer's budget was spent"
-	case ReasonOrphan:
+	case event.ReasonOrphan:
 		return "orphan (its call or result is gone)"
-	case ReasonOutline:
+	case event.ReasonOutline:
 		return "shown as an outline"
 	}
 	return string(r)
 }
 
 // CountingWords says how a report's figures were counted.
-func (r ContextReport) CountingWords() string {
+func CountingWords(r event.ContextReport) string {
 	enc := r.Encoding
 	if enc == "" {
 		enc = "the model's tokenizer"
 	}
 	reports := fmt.Sprintf("%d provider report%s", r.Samples, plural(r.Samples))
 	switch r.Counting {
-	case CountMeasured:
+	case event.CountMeasured:
 		if r.Ratio < 1 {
 			return fmt.Sprintf("%s; the provider counts x%.2f of it (%d report%s), not applied: a budget is never raised past the window",
 				enc, r.Ratio, r.Samples, plural(r.Samples))
 		}
 		return fmt.Sprintf("%s, corrected x%.2f from %s", enc, r.Ratio, reports)
-	case CountEncoder:
+	case event.CountEncoder:
 		if r.Samples > 0 {
 			return fmt.Sprintf("%s encoder count, not corrected yet (%s)", enc, reports)
 		}
@@ -52,9 +54,9 @@ func (r ContextReport) CountingWords() string {
 	return "estimated, about four bytes a token"
 }
 
-// Line is one line of a compaction: why, the tokens before and after
-// (formatted by count, joined by arrow), and how far it reaches.
-func (d *CompactionData) Line(count func(int) string, arrow string) string {
+// CompactionLine is one line of a compaction: why, the tokens before and
+// after (formatted by count, joined by arrow), and how far it reaches.
+func CompactionLine(d *event.CompactionData, count func(int) string, arrow string) string {
 	line := fmt.Sprintf("context compacted (%s): %s %s %s tokens", d.Trigger, count(d.TokensBefore), arrow, count(d.TokensAfter))
 	var parts []string
 	switch {
