@@ -64,7 +64,7 @@ func TestOnlyAPersonEscalates(t *testing.T) {
 			}
 			for _, ev := range evs {
 				if r, ok := ev.Data.(*event.ToolResultData); ok && r.CallID == "c1" && !tc.runs &&
-					(r.Status != event.ResultError || !strings.Contains(r.Output, "needs a person's approval")) {
+					(r.Status != event.ResultError || !strings.Contains(r.Output, "a person's approval")) {
 					t.Errorf("the result does not say a person must approve: %s %q", r.Status, r.Output)
 				}
 			}
