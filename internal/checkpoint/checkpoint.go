@@ -144,7 +144,11 @@ type Store struct {
 	auxDir    string
 	st        *filesystem.Storage
 	sy        *syncer      // dirty directories, fsynced before refs and the stat cache
-	objs      *objectBatch // loose objects written but not yet durable
+	objs      *objectBatch // objects written but not yet durable
+	packs     *packSet     // the packs this process reads
+	// loose: the repository still has loose objects of an earlier version
+	// (objects/xx/ directories); they are read until a prune packs them.
+	loose bool
 	lock      *flock.Flock
 
 	gen   uint64                     // prune generation our caches belong to
@@ -223,6 +227,7 @@ func Open(agentHome, workspace string) (*Store, error) {
 			exclude = filepath.ToSlash(rel) // "." when the agent home is the workspace
 		}
 	}
+	packs := newPackSet(gitDir, sy)
 	s := &Store{
 		workspace: ws,
 		exclude:   exclude,
@@ -230,7 +235,9 @@ func Open(agentHome, workspace string) (*Store, error) {
 		auxDir:    aux,
 		st:        st,
 		sy:        sy,
-		objs:      newObjectBatch(gitDir, sy),
+		objs:      newObjectBatch(packs),
+		packs:     packs,
+		loose:     hasLooseDirs(gitDir),
 		lock:      flock.New(filepath.Join(aux, "lock"), flock.SetPermissions(0o600)),
 		trees:     map[plumbing.Hash][]treeEntry{},
 		snaps:     map[plumbing.Hash]Snapshot{},
@@ -257,17 +264,31 @@ func initRepo(gitDir string, st *filesystem.Storage, sy *syncer) error {
 	if err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
 		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
 	}
-	// The 256 fan-out directories now, once, rather than one mkdir (and an
-	// fsync of objects/) for each of the first few hundred snapshots.
-	for i := 0; i < 256; i++ {
-		if err := sy.mkdirAll(filepath.Join(gitDir, "objects", fmt.Sprintf("%02x", i))); err != nil {
-			return fmt.Errorf("checkpoint: init shadow repository: %w", err)
-		}
-	}
 	if err := sy.syncDirs(); err != nil {
 		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
 	}
 	return nil
+}
+
+// hasLooseDirs reports whether objects/ has a fan-out directory (xx/) of
+// loose objects, which earlier versions wrote (and created up front).
+func hasLooseDirs(gitDir string) bool {
+	ents, _ := os.ReadDir(filepath.Join(gitDir, "objects"))
+	for _, e := range ents {
+		if n := e.Name(); e.IsDir() && len(n) == 2 && isHex(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // GitDir is the shadow repository's directory (use git --git-dir=... to
@@ -288,6 +309,7 @@ func (s *Store) Close() error {
 		return s.saveStat(s.stat, s.gen)
 	})
 	s.closeHeads()
+	s.packs.closeAll()
 	if e := s.st.Close(); e != nil && err == nil {
 		err = fmt.Errorf("checkpoint: close: %w", e)
 	}
@@ -303,10 +325,13 @@ func (s *Store) saveStat(c *statCache, gen uint64) error {
 	return c.save(s.statPath(), gen)
 }
 
-// resetCaches drops everything that assumes objects exist in the store.
+// resetCaches drops everything that assumes objects exist in the store,
+// the packs included (they are listed again when next needed: a prune
+// may have removed some).
 func (s *Store) resetCaches() {
 	s.have = map[plumbing.Hash]struct{}{}
 	s.stat = nil
+	s.packs.closeAll()
 }
 
 // withShared runs fn under the shared store lock, first dropping our caches
