@@ -149,7 +149,7 @@ type Store struct {
 	// loose: the repository still has loose objects of an earlier version
 	// (objects/xx/ directories); they are read until a prune packs them.
 	loose bool
-	lock      *flock.Flock
+	lock  *flock.Flock
 
 	gen   uint64                     // prune generation our caches belong to
 	have  map[plumbing.Hash]struct{} // objects known to exist
@@ -352,6 +352,9 @@ func (s *Store) withShared(fn func() error) error {
 	// objects that the caches already name).
 	if ferr := s.flushObjects(); err == nil {
 		err = ferr
+	}
+	if err == nil && s.stat != nil && s.stat.dirty && time.Since(s.stat.lastSave) >= saveEvery {
+		err = s.saveStat(s.stat, s.gen)
 	}
 	return err
 }
