@@ -347,6 +347,17 @@ func (s *Store) withShared(fn func() error) error {
 		s.snaps = map[plumbing.Hash]Snapshot{}
 		s.gen = g
 	}
+	// A torn or truncated pack is ignored; the stat cache may name blobs
+	// it held, so it is dropped (the next scan hashes the files again).
+	if err := s.packs.ensureLoaded(); err != nil {
+		return err
+	}
+	if s.packs.sawBad {
+		s.packs.sawBad = false
+		s.have = map[plumbing.Hash]struct{}{}
+		s.stat = newStatCache()
+		s.stat.dirty = true
+	}
 	err := fn()
 	// Nothing stays pending outside the lock (an error path may leave
 	// objects that the caches already name).

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // treeEntry is one entry of a git tree.
@@ -367,7 +368,7 @@ func (s *Store) resolveTree(id string) (plumbing.Hash, error) {
 	case plumbing.TreeObject:
 		return h, nil
 	case plumbing.CommitObject:
-		c, err := object.DecodeCommit(s.st, obj)
+		c, err := object.DecodeCommit(s.reader(), obj)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s: %w", id, err)
 		}
@@ -470,4 +471,38 @@ func hexPrefix(id string) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// objectReader is the object storage go-git's object model (trees walked
+// by Files and Patch, commits) reads through: the Store's packs and loose
+// objects rather than go-git's own pack reading, which loads the pack
+// indexes once and would not see packs written since. The caller holds
+// s.mu.
+type objectReader struct {
+	storer.EncodedObjectStorer
+	s *Store
+}
+
+func (s *Store) reader() objectReader { return objectReader{EncodedObjectStorer: s.st, s: s} }
+
+// EncodedObject implements storer.EncodedObjectStorer.
+func (r objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	return r.s.encodedObject(t, h)
+}
+
+// HasEncodedObject implements storer.EncodedObjectStorer.
+func (r objectReader) HasEncodedObject(h plumbing.Hash) error {
+	if r.s.hasObject(h) {
+		return nil
+	}
+	return plumbing.ErrObjectNotFound
+}
+
+// EncodedObjectSize implements storer.EncodedObjectStorer.
+func (r objectReader) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	obj, err := r.s.encodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return 0, err
+	}
+	return obj.Size(), nil
 }

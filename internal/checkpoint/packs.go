@@ -175,6 +175,9 @@ type packSet struct {
 	// checking: packs found by hasObject whose name is made durable by the
 	// next flush.
 	checking []*packFile
+	// sawBad: a pack failed validation since the Store last looked (it
+	// drops the caches that may name the pack's objects).
+	sawBad bool
 }
 
 func newPackSet(gitDir string, sy *syncer) *packSet {
@@ -251,6 +254,7 @@ func (ps *packSet) load(sum plumbing.Hash) (*packFile, error) {
 		f.Close()
 		if errors.Is(err, errBadPack) {
 			ps.bad[pp] = fi.Size()
+			ps.sawBad = true
 		}
 		return nil, err
 	}

@@ -133,7 +133,7 @@ func (s *Store) markCommits(h plumbing.Hash, reach map[plumbing.Hash]struct{}) e
 			}
 			return nil
 		}
-		c, err := object.DecodeCommit(s.st, obj)
+		c, err := object.DecodeCommit(s.reader(), obj)
 		if err != nil {
 			return fmt.Errorf("checkpoint: prune: %s: %w", h, err)
 		}
