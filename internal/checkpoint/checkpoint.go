@@ -18,7 +18,7 @@
 // file, fsync, rename) and then rewritten in place (its 41 bytes at offset 0,
 // fsynced), so a snapshot adds no ref file. Runs of earlier versions have one
 // ref per snapshot, refs/agent/runs/<runID>/<seq>; they are read and
-// continued. DeleteRun removes the run's refs and prunes loose objects no
+// continued. DeleteRun removes the run's refs and prunes the objects no
 // longer reachable from any ref.
 //
 // Files beside the repository, in <hash>.git/agent/: "workspace" (the
@@ -30,14 +30,26 @@
 // the stat cache, exclusive while pruning). The agent home itself is never
 // part of a snapshot, even when it lies inside the workspace.
 //
+// Objects: every object is in a pack, git's own format
+// (objects/pack/pack-<sum>.pack with its .idx; see packs.go): the new
+// objects of a snapshot become one pack. Past 16 packs a flush merges the
+// smallest; a prune rewrites the reachable objects into fresh packs and
+// removes the rest, so deleting a run reclaims its space. No objects/xx/
+// directory is made; loose objects an earlier version wrote are still read
+// and are packed by the next prune. git --git-dir=<repo> fsck and cat-file
+// read the repository at any moment.
+//
 // Durability: a snapshot is on disk when Snapshot or SnapshotPaths returns,
-// so a power loss cannot leave a ref that names a missing object. Objects
-// are written in batches that are fsynced before they are renamed into
-// place (objbatch.go), the object directories they changed are fsynced,
-// then the ref is written with internal/atomicfile (fsync, rename, fsync of
-// its directory). The stat cache, the prune generation and the workspace
-// file are written with atomicfile too, and the stat cache only after the
-// objects it names are durable.
+// so a power loss cannot leave a ref that names a missing object. The
+// snapshot's pack and its index are written under temporary names,
+// fdatasynced once each and renamed into place (the index first), and
+// objects/pack is fsynced; then the ref is written (rewritten in place and
+// fsynced, or created with internal/atomicfile). A crash leaves at worst a
+// temporary file; a pack whose files do not agree (torn, truncated, an
+// index without its pack) is ignored when packs are loaded, and removed by
+// the next prune. The stat cache, the prune generation and the workspace
+// file are written with atomicfile, the stat cache only after the objects
+// it names are durable.
 //
 // Permissions: everything under checkpoints/ is the user's alone
 // (directories 0700, files 0600, objects 0400), made so by repoFS rather

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -66,8 +67,11 @@ type pendingPack struct {
 	objs []packObject
 	idx  map[plumbing.Hash]struct{}
 	zbuf bytes.Buffer
-	zw   *zlib.Writer
 }
+
+// zlibWriters are reused: a compressor's state is ~800 KB to allocate and
+// clear, more than compressing a small object costs.
+var zlibWriters sync.Pool
 
 func newPendingPack() *pendingPack {
 	return &pendingPack{buf: make([]byte, 12, 4096), idx: map[plumbing.Hash]struct{}{}}
@@ -98,15 +102,18 @@ func (p *pendingPack) add(t plumbing.ObjectType, data []byte, h plumbing.Hash) e
 		return nil
 	}
 	p.zbuf.Reset()
-	if p.zw == nil {
-		p.zw = zlib.NewWriter(&p.zbuf)
+	zw, _ := zlibWriters.Get().(*zlib.Writer)
+	if zw == nil {
+		zw = zlib.NewWriter(&p.zbuf)
 	} else {
-		p.zw.Reset(&p.zbuf)
+		zw.Reset(&p.zbuf)
 	}
-	if _, err := p.zw.Write(data); err != nil {
-		return fmt.Errorf("compress object %s: %w", h, err)
+	_, err := zw.Write(data)
+	if e := zw.Close(); err == nil {
+		err = e
 	}
-	if err := p.zw.Close(); err != nil {
+	zlibWriters.Put(zw)
+	if err != nil {
 		return fmt.Errorf("compress object %s: %w", h, err)
 	}
 	off := len(p.buf)
