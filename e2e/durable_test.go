@@ -71,9 +71,10 @@ func parseStrace(t *testing.T, log []byte) []sysEvent {
 	return evs
 }
 
-// Through the real binary, at the system-call level: every loose object and
-// ref a run leaves in its shadow repository had its data fsynced before it
-// was renamed to its name, its directory fsynced after, every directory made
+// Through the real binary, at the system-call level: every pack, pack index
+// and ref a run leaves in its shadow repository had its data fsynced before
+// it was renamed to its name (a pack's index before the pack), its
+// directory fsynced after, every directory made
 // for them had its parent fsynced, and the head ref was never bound to a
 // snapshot (renamed into place, or rewritten in place and fsynced) before
 // the objects renamed before it were durable.
@@ -126,7 +127,12 @@ func TestCheckpointFilesFsyncedUnderStrace(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(repo, p)
-		isObj := strings.HasPrefix(rel, "objects"+string(filepath.Separator)) && !strings.HasPrefix(rel, filepath.Join("objects", "pack")) && !strings.HasPrefix(rel, filepath.Join("objects", "info"))
+		base := filepath.Base(rel)
+		isObj := strings.HasPrefix(rel, "objects"+string(filepath.Separator)) && !strings.HasPrefix(rel, filepath.Join("objects", "info")) &&
+			(!strings.HasPrefix(rel, filepath.Join("objects", "pack")) || strings.HasPrefix(base, "pack-"))
+		if strings.HasPrefix(rel, filepath.Join("objects", "pack")+string(filepath.Separator)) && !d.IsDir() && !strings.HasPrefix(base, "pack-") {
+			t.Errorf("%s: left in objects/pack (only packs and their indexes belong there)", rel)
+		}
 		isRef := strings.HasPrefix(rel, filepath.Join("refs", "agent")+string(filepath.Separator))
 		if !isObj && !isRef {
 			return nil
@@ -169,7 +175,7 @@ func TestCheckpointFilesFsyncedUnderStrace(t *testing.T) {
 	}
 	// A run's head ref is renamed into place once, then rewritten in place
 	// and fsynced at each snapshot: each of those is the moment a snapshot
-	// is bound, and every object renamed before it must be durable by then.
+	// is bound, and every pack renamed before it must be durable by then.
 	var points []int
 	for r, rp := range refs {
 		points = append(points, rp.renamed)
@@ -179,9 +185,17 @@ func TestCheckpointFilesFsyncedUnderStrace(t *testing.T) {
 			}
 		}
 	}
-	if len(refs) != 1 || len(points) < 6 || len(objects) < 10 {
-		t.Fatalf("the run left %d refs written %d times and %d objects; the test expected one head ref and the snapshots of three calls",
+	if len(refs) != 1 || len(points) < 6 || len(objects) < 4 {
+		t.Fatalf("the run left %d refs written %d times and %d pack files; the test expected one head ref and the snapshots of three calls",
 			len(refs), len(points), len(objects))
+	}
+	// A pack is listed by its .pack file: its index must be in place first.
+	for o, op := range objects {
+		if idx, ok := strings.CutSuffix(o, ".pack"); ok {
+			if ip, ok := objects[idx+".idx"]; !ok || ip.renamed > op.renamed {
+				t.Errorf("%s was renamed into place before its index", o)
+			}
+		}
 	}
 	for _, at := range points {
 		for o, op := range objects {

@@ -2,11 +2,10 @@ package e2e
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/hex"
-	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,38 +16,27 @@ import (
 // Trace governance: agent runs rm / prune remove a run from everywhere, the
 // audit log keeps that it happened, and the state is private.
 
-// looseObjects decompresses every loose object of the shadow repositories.
-func looseObjects(t *testing.T, home string) [][]byte {
+// shadowObjects is every object of the shadow repositories (loose or in
+// packs), as `git cat-file --batch-all-objects --batch` prints them.
+func shadowObjects(t *testing.T, home string) [][]byte {
 	t.Helper()
 	var out [][]byte
-	dirs, _ := filepath.Glob(filepath.Join(home, "checkpoints", "*.git", "objects", "??"))
-	for _, d := range dirs {
-		ents, err := os.ReadDir(d)
+	repos, _ := filepath.Glob(filepath.Join(home, "checkpoints", "*.git"))
+	for _, repo := range repos {
+		cmd := exec.Command("git", "--git-dir="+repo, "cat-file", "--batch-all-objects", "--batch")
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+		b, err := cmd.Output()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("git cat-file --batch-all-objects in %s: %v", repo, err)
 		}
-		for _, f := range ents {
-			raw, err := os.ReadFile(filepath.Join(d, f.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			zr, err := zlib.NewReader(bytes.NewReader(raw))
-			if err != nil {
-				t.Fatalf("object %s: %v", f.Name(), err)
-			}
-			b, err := io.ReadAll(zr)
-			if err != nil {
-				t.Fatalf("object %s: %v", f.Name(), err)
-			}
-			out = append(out, b)
-		}
+		out = append(out, b)
 	}
 	return out
 }
 
 func objectsContain(t *testing.T, home, s string) bool {
 	t.Helper()
-	for _, o := range looseObjects(t, home) {
+	for _, o := range shadowObjects(t, home) {
 		if bytes.Contains(o, []byte(s)) {
 			return true
 		}

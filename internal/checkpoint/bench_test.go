@@ -36,6 +36,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("CHECKPOINT_CRASH_CHILD") != "" {
+		crashChild() // crash_test.go
+		return
+	}
 	code := m.Run()
 	if benchDir != "" {
 		_ = os.RemoveAll(benchDir)

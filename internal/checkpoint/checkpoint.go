@@ -18,7 +18,7 @@
 // file, fsync, rename) and then rewritten in place (its 41 bytes at offset 0,
 // fsynced), so a snapshot adds no ref file. Runs of earlier versions have one
 // ref per snapshot, refs/agent/runs/<runID>/<seq>; they are read and
-// continued. DeleteRun removes the run's refs and prunes loose objects no
+// continued. DeleteRun removes the run's refs and prunes the objects no
 // longer reachable from any ref.
 //
 // Files beside the repository, in <hash>.git/agent/: "workspace" (the
@@ -30,14 +30,26 @@
 // the stat cache, exclusive while pruning). The agent home itself is never
 // part of a snapshot, even when it lies inside the workspace.
 //
+// Objects: every object is in a pack, git's own format
+// (objects/pack/pack-<sum>.pack with its .idx; see packs.go): the new
+// objects of a snapshot become one pack. Past 16 packs a flush merges the
+// smallest; a prune rewrites the reachable objects into fresh packs and
+// removes the rest, so deleting a run reclaims its space. No objects/xx/
+// directory is made; loose objects an earlier version wrote are still read
+// and are packed by the next prune. git --git-dir=<repo> fsck and cat-file
+// read the repository at any moment.
+//
 // Durability: a snapshot is on disk when Snapshot or SnapshotPaths returns,
-// so a power loss cannot leave a ref that names a missing object. Objects
-// are written in batches that are fsynced before they are renamed into
-// place (objbatch.go), the object directories they changed are fsynced,
-// then the ref is written with internal/atomicfile (fsync, rename, fsync of
-// its directory). The stat cache, the prune generation and the workspace
-// file are written with atomicfile too, and the stat cache only after the
-// objects it names are durable.
+// so a power loss cannot leave a ref that names a missing object. The
+// snapshot's pack and its index are written under temporary names,
+// fdatasynced once each and renamed into place (the index first), and
+// objects/pack is fsynced; then the ref is written (rewritten in place and
+// fsynced, or created with internal/atomicfile). A crash leaves at worst a
+// temporary file; a pack whose files do not agree (torn, truncated, an
+// index without its pack) is ignored when packs are loaded, and removed by
+// the next prune. The stat cache, the prune generation and the workspace
+// file are written with atomicfile, the stat cache only after the objects
+// it names are durable.
 //
 // Permissions: everything under checkpoints/ is the user's alone
 // (directories 0700, files 0600, objects 0400), made so by repoFS rather
@@ -144,8 +156,12 @@ type Store struct {
 	auxDir    string
 	st        *filesystem.Storage
 	sy        *syncer      // dirty directories, fsynced before refs and the stat cache
-	objs      *objectBatch // loose objects written but not yet durable
-	lock      *flock.Flock
+	objs      *objectBatch // objects written but not yet durable
+	packs     *packSet     // the packs this process reads
+	// loose: the repository still has loose objects of an earlier version
+	// (objects/xx/ directories); they are read until a prune packs them.
+	loose bool
+	lock  *flock.Flock
 
 	gen   uint64                     // prune generation our caches belong to
 	have  map[plumbing.Hash]struct{} // objects known to exist
@@ -223,6 +239,7 @@ func Open(agentHome, workspace string) (*Store, error) {
 			exclude = filepath.ToSlash(rel) // "." when the agent home is the workspace
 		}
 	}
+	packs := newPackSet(gitDir, sy)
 	s := &Store{
 		workspace: ws,
 		exclude:   exclude,
@@ -230,7 +247,9 @@ func Open(agentHome, workspace string) (*Store, error) {
 		auxDir:    aux,
 		st:        st,
 		sy:        sy,
-		objs:      newObjectBatch(gitDir, sy),
+		objs:      newObjectBatch(packs),
+		packs:     packs,
+		loose:     hasLooseDirs(gitDir),
 		lock:      flock.New(filepath.Join(aux, "lock"), flock.SetPermissions(0o600)),
 		trees:     map[plumbing.Hash][]treeEntry{},
 		snaps:     map[plumbing.Hash]Snapshot{},
@@ -257,17 +276,31 @@ func initRepo(gitDir string, st *filesystem.Storage, sy *syncer) error {
 	if err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
 		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
 	}
-	// The 256 fan-out directories now, once, rather than one mkdir (and an
-	// fsync of objects/) for each of the first few hundred snapshots.
-	for i := 0; i < 256; i++ {
-		if err := sy.mkdirAll(filepath.Join(gitDir, "objects", fmt.Sprintf("%02x", i))); err != nil {
-			return fmt.Errorf("checkpoint: init shadow repository: %w", err)
-		}
-	}
 	if err := sy.syncDirs(); err != nil {
 		return fmt.Errorf("checkpoint: init shadow repository: %w", err)
 	}
 	return nil
+}
+
+// hasLooseDirs reports whether objects/ has a fan-out directory (xx/) of
+// loose objects, which earlier versions wrote (and created up front).
+func hasLooseDirs(gitDir string) bool {
+	ents, _ := os.ReadDir(filepath.Join(gitDir, "objects"))
+	for _, e := range ents {
+		if n := e.Name(); e.IsDir() && len(n) == 2 && isHex(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // GitDir is the shadow repository's directory (use git --git-dir=... to
@@ -288,6 +321,7 @@ func (s *Store) Close() error {
 		return s.saveStat(s.stat, s.gen)
 	})
 	s.closeHeads()
+	s.packs.closeAll()
 	if e := s.st.Close(); e != nil && err == nil {
 		err = fmt.Errorf("checkpoint: close: %w", e)
 	}
@@ -303,10 +337,13 @@ func (s *Store) saveStat(c *statCache, gen uint64) error {
 	return c.save(s.statPath(), gen)
 }
 
-// resetCaches drops everything that assumes objects exist in the store.
+// resetCaches drops everything that assumes objects exist in the store,
+// the packs included (they are listed again when next needed: a prune
+// may have removed some).
 func (s *Store) resetCaches() {
 	s.have = map[plumbing.Hash]struct{}{}
 	s.stat = nil
+	s.packs.closeAll()
 }
 
 // withShared runs fn under the shared store lock, first dropping our caches
@@ -322,11 +359,25 @@ func (s *Store) withShared(fn func() error) error {
 		s.snaps = map[plumbing.Hash]Snapshot{}
 		s.gen = g
 	}
+	// A torn or truncated pack is ignored; the stat cache may name blobs
+	// it held, so it is dropped (the next scan hashes the files again).
+	if err := s.packs.ensureLoaded(); err != nil {
+		return err
+	}
+	if s.packs.sawBad {
+		s.packs.sawBad = false
+		s.have = map[plumbing.Hash]struct{}{}
+		s.stat = newStatCache()
+		s.stat.dirty = true
+	}
 	err := fn()
 	// Nothing stays pending outside the lock (an error path may leave
 	// objects that the caches already name).
 	if ferr := s.flushObjects(); err == nil {
 		err = ferr
+	}
+	if err == nil && s.stat != nil && s.stat.dirty && time.Since(s.stat.lastSave) >= saveEvery {
+		err = s.saveStat(s.stat, s.gen)
 	}
 	return err
 }

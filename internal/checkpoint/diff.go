@@ -136,7 +136,7 @@ func (s *Store) goTree(id string) (*object.Tree, error) {
 	if h == emptyTree {
 		return nil, nil
 	}
-	t, err := object.GetTree(s.st, h)
+	t, err := object.GetTree(s.reader(), h)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: tree %s: %w", h, err)
 	}

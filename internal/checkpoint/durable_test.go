@@ -40,9 +40,9 @@ func listRepo(t *testing.T, gitDir string) (files, dirs map[string]bool) {
 }
 
 // checkDurable replays the durability steps a call recorded and fails for
-// every object file, ref or directory it created that was not durable when
-// the call returned: an object's data fsynced before it was renamed into
-// place and its directory fsynced after; every new directory's parent
+// every pack, ref or directory it created that was not durable when the
+// call returned: a pack's and its index's data fsynced before they were
+// renamed into place (the index first) and their directory fsynced after; every new directory's parent
 // fsynced after it was made; the ref written (by atomicfile: fsync, rename,
 // fsync of its directory) only after every new object was durable.
 func checkDurable(t *testing.T, gitDir string, before, after map[string]bool, beforeDirs, afterDirs map[string]bool, evs []syncEvent) {
@@ -63,10 +63,10 @@ func checkDurable(t *testing.T, gitDir string, before, after map[string]bool, be
 			continue
 		}
 		rel, _ := filepath.Rel(gitDir, p)
+		base := filepath.Base(rel)
 		switch {
-		case strings.HasPrefix(rel, filepath.Join("objects", "pack")):
-			t.Errorf("%s left behind by the snapshot", rel)
-		case strings.HasPrefix(rel, "objects"+string(filepath.Separator)):
+		case strings.HasPrefix(rel, filepath.Join("objects", "pack")+string(filepath.Separator)) &&
+			strings.HasPrefix(base, "pack-") && (strings.HasSuffix(base, ".pack") || strings.HasSuffix(base, ".idx")):
 			nObjects++
 			ren := -1
 			for i, ev := range evs {
@@ -75,18 +75,32 @@ func checkDurable(t *testing.T, gitDir string, before, after map[string]bool, be
 				}
 			}
 			if ren < 0 {
-				t.Errorf("object %s: no rename into place recorded", rel)
+				t.Errorf("%s: no rename into place recorded", rel)
 				continue
 			}
 			if s := first(0, opSyncFile, evs[ren].Path); s < 0 || s > ren {
-				t.Errorf("object %s: its data was not fsynced before the rename (sync at %d, rename at %d)", rel, s, ren)
+				t.Errorf("%s: its data was not fsynced before the rename (sync at %d, rename at %d)", rel, s, ren)
+			}
+			if strings.HasSuffix(base, ".pack") {
+				idx := strings.TrimSuffix(p, ".pack") + ".idx"
+				ir := -1
+				for i, ev := range evs[:ren] {
+					if ev.Op == opRename && ev.To == idx {
+						ir = i
+					}
+				}
+				if ir < 0 {
+					t.Errorf("%s: renamed into place before its index", rel)
+				}
 			}
 			d := first(ren, opSyncDir, filepath.Dir(p))
 			if d < 0 {
-				t.Errorf("object %s: directory not fsynced after the rename", rel)
+				t.Errorf("%s: directory not fsynced after the rename", rel)
 				continue
 			}
 			objDurable = append(objDurable, d)
+		case strings.HasPrefix(rel, "objects"+string(filepath.Separator)):
+			t.Errorf("%s left behind by the snapshot (only packs and their indexes belong there)", rel)
 		case strings.HasPrefix(rel, "refs"+string(filepath.Separator)):
 			nRefs++
 			r := first(0, opRef, p)
@@ -138,7 +152,7 @@ func checkDurable(t *testing.T, gitDir string, before, after map[string]bool, be
 		}
 	}
 	if nRefs != 1 || nObjects == 0 {
-		t.Errorf("the call made %d refs and %d objects; want 1 ref and some objects", nRefs, nObjects)
+		t.Errorf("the call made %d refs and %d pack files; want 1 ref and a pack", nRefs, nObjects)
 	}
 }
 
@@ -266,9 +280,14 @@ func TestShadowRepositoryIsPrivate(t *testing.T) {
 	if n := checkPrivate(t, home); n < 20 {
 		t.Fatalf("only %d entries under the home; the test looked at the wrong place", n)
 	}
-	obj := filepath.Join(s.GitDir(), "objects", a.ID[:2], a.ID[2:])
-	if fi, err := os.Stat(obj); err != nil || fi.Mode().Perm() != 0o400 {
-		t.Errorf("commit object: %v %v, want mode 0400", fi.Mode(), err)
+	packs, _ := filepath.Glob(filepath.Join(s.GitDir(), "objects", "pack", "pack-*"))
+	if len(packs) == 0 {
+		t.Fatal("no pack in the repository")
+	}
+	for _, p := range packs {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o400 {
+			t.Errorf("%s: %v, want mode 0400", filepath.Base(p), err)
+		}
 	}
 }
 

@@ -3,14 +3,20 @@ package checkpoint
 import (
 	"bytes"
 	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // treeEntry is one entry of a git tree.
@@ -115,18 +121,93 @@ func hashObject(t plumbing.ObjectType, data []byte) plumbing.Hash {
 
 // hasObject reports whether h is in the shadow store (memoized). An object
 // found on disk the first time may have been written by a process that died
-// before it fsynced the object's directory: that directory is synced before
-// anything that names the object is recorded.
+// before it fsynced the directory that names its pack (or, for a loose
+// object of an earlier version, its fan-out directory): that directory is
+// synced before anything that names the object is recorded. A miss does not
+// look for packs other processes wrote since this one last listed them: at
+// worst the object is written again, and duplicates across packs are
+// harmless.
 func (s *Store) hasObject(h plumbing.Hash) bool {
 	if _, ok := s.have[h]; ok {
 		return true
 	}
-	if s.st.HasEncodedObject(h) != nil {
-		return false
+	if err := s.packs.ensureLoaded(); err == nil {
+		if pf, _ := s.packs.find(h); pf != nil {
+			if !pf.durable {
+				s.sy.markDirty(s.packs.dir)
+				s.packs.checking = append(s.packs.checking, pf)
+			}
+			s.markHave(h)
+			return true
+		}
 	}
-	s.sy.markDirty(s.objs.fanout(h))
-	s.markHave(h)
-	return true
+	if s.loose {
+		if _, err := os.Stat(s.loosePath(h)); err == nil {
+			s.sy.markDirty(filepath.Dir(s.loosePath(h)))
+			s.markHave(h)
+			return true
+		}
+	}
+	return false
+}
+
+// loosePath is where an earlier version kept h as a loose object.
+func (s *Store) loosePath(h plumbing.Hash) string {
+	hx := h.String()
+	return filepath.Join(s.gitDir, "objects", hx[:2], hx[2:])
+}
+
+// looseObject reads h, a loose object of an earlier version.
+func (s *Store) looseObject(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	f, err := os.Open(s.loosePath(h))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, plumbing.ErrObjectNotFound
+		}
+		return nil, err
+	}
+	defer f.Close()
+	r, err := objfile.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	t, size, err := r.Header()
+	if err != nil {
+		return nil, err
+	}
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(t)
+	obj.SetSize(size)
+	if _, err := io.Copy(obj, r); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// findObject reads h from the packs (listing them again if it is not in
+// the ones this process knows) or from the loose objects.
+func (s *Store) findObject(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if err := s.packs.ensureLoaded(); err != nil {
+		return nil, err
+	}
+	for try := 0; try < 2; try++ {
+		if pf, off := s.packs.find(h); pf != nil {
+			return pf.object(off)
+		}
+		if s.loose {
+			obj, err := s.looseObject(h)
+			if !errors.Is(err, plumbing.ErrObjectNotFound) {
+				return obj, err
+			}
+		}
+		if try == 0 {
+			if err := s.packs.refresh(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, plumbing.ErrObjectNotFound
 }
 
 func (s *Store) markHave(h plumbing.Hash) { s.have[h] = struct{}{} }
@@ -251,15 +332,22 @@ func (s *Store) writeCommit(c *object.Commit) (plumbing.Hash, error) {
 	return h, nil
 }
 
-// encodedObject reads an object through go-git, first flushing the pending
-// batch if it holds the object.
+// encodedObject reads an object (of type t, or any type for AnyObject),
+// first flushing the pending batch if it holds the object.
 func (s *Store) encodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	if s.objs.has(h) {
 		if err := s.flushObjects(); err != nil {
 			return nil, err
 		}
 	}
-	return s.st.EncodedObject(t, h)
+	obj, err := s.findObject(h)
+	if err != nil {
+		return nil, err
+	}
+	if t != plumbing.AnyObject && obj.Type() != t {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return obj, nil
 }
 
 // resolveTree accepts a commit or tree id (or a unique prefix of one; ""
@@ -280,7 +368,7 @@ func (s *Store) resolveTree(id string) (plumbing.Hash, error) {
 	case plumbing.TreeObject:
 		return h, nil
 	case plumbing.CommitObject:
-		c, err := object.DecodeCommit(s.st, obj)
+		c, err := object.DecodeCommit(s.reader(), obj)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s: %w", id, err)
 		}
@@ -304,7 +392,7 @@ func (s *Store) resolveHash(id string) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("checkpoint: invalid id %q: %w", id, err)
 	}
-	hs, err := s.st.HashesWithPrefix(b)
+	hs, err := s.hashesWithPrefix(b)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s: %w", id, err)
 	}
@@ -323,6 +411,51 @@ func (s *Store) resolveHash(id string) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, fmt.Errorf("checkpoint: ambiguous id %q", id)
 }
 
+// hashesWithPrefix lists the objects whose id starts with the bytes b
+// (packs first, listed afresh, then loose objects).
+func (s *Store) hashesWithPrefix(b []byte) ([]plumbing.Hash, error) {
+	if err := s.packs.refresh(); err != nil {
+		return nil, err
+	}
+	seen := map[plumbing.Hash]bool{}
+	var out []plumbing.Hash
+	for _, pf := range s.packs.sortedPacks() {
+		it, err := pf.idx.Entries()
+		if err != nil {
+			return nil, err
+		}
+		for {
+			e, err := it.Next()
+			if err != nil {
+				break
+			}
+			if bytes.HasPrefix(e.Hash[:], b) && !seen[e.Hash] {
+				seen[e.Hash] = true
+				out = append(out, e.Hash)
+			}
+		}
+		it.Close()
+	}
+	if s.loose && len(b) > 0 {
+		hx := hex.EncodeToString(b[:1])
+		ents, _ := os.ReadDir(filepath.Join(s.gitDir, "objects", hx))
+		for _, e := range ents {
+			if h, ok := hashOf(hx + e.Name()); ok && bytes.HasPrefix(h[:], b) && !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out, nil
+}
+
+func hashOf(hx string) (plumbing.Hash, bool) {
+	if !plumbing.IsHash(hx) {
+		return plumbing.ZeroHash, false
+	}
+	return plumbing.NewHash(hx), true
+}
+
 func hexPrefix(id string) ([]byte, error) {
 	var out []byte
 	for i := 0; i+1 < len(id); i += 2 {
@@ -338,4 +471,38 @@ func hexPrefix(id string) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// objectReader is the object storage go-git's object model (trees walked
+// by Files and Patch, commits) reads through: the Store's packs and loose
+// objects rather than go-git's own pack reading, which loads the pack
+// indexes once and would not see packs written since. The caller holds
+// s.mu.
+type objectReader struct {
+	storer.EncodedObjectStorer
+	s *Store
+}
+
+func (s *Store) reader() objectReader { return objectReader{EncodedObjectStorer: s.st, s: s} }
+
+// EncodedObject implements storer.EncodedObjectStorer.
+func (r objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	return r.s.encodedObject(t, h)
+}
+
+// HasEncodedObject implements storer.EncodedObjectStorer.
+func (r objectReader) HasEncodedObject(h plumbing.Hash) error {
+	if r.s.hasObject(h) {
+		return nil
+	}
+	return plumbing.ErrObjectNotFound
+}
+
+// EncodedObjectSize implements storer.EncodedObjectStorer.
+func (r objectReader) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	obj, err := r.s.encodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return 0, err
+	}
+	return obj.Size(), nil
 }

@@ -1,7 +1,9 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,8 +17,8 @@ import (
 	"agent/internal/atomicfile"
 )
 
-// DeleteRun removes the run's refs, then deletes the loose objects no
-// longer reachable from any ref (mark and sweep) under the exclusive store
+// DeleteRun removes the run's refs, then deletes the objects no longer
+// reachable from any ref (mark and sweep) under the exclusive store
 // lock, so no other process is between writing objects and its ref.
 func (s *Store) DeleteRun(runID string) error {
 	if err := validRunID(runID); err != nil {
@@ -67,8 +69,8 @@ func removeRefDir(dir string) {
 	}
 }
 
-// prune deletes unreachable loose objects; the caller holds the exclusive
-// lock. It bumps the prune generation so every process drops the caches that
+// prune deletes unreachable objects (see repack); the caller holds the
+// exclusive lock. It bumps the prune generation so every process drops the caches that
 // assume objects exist, and keeps only the stat-cache entries whose blobs
 // survive.
 func (s *Store) prune() error {
@@ -90,13 +92,7 @@ func (s *Store) prune() error {
 		}
 	}
 	now := time.Now()
-	err = s.st.ForEachObjectHash(func(h plumbing.Hash) error {
-		if _, ok := reach[h]; ok {
-			return nil
-		}
-		return s.st.DeleteLooseObject(h)
-	})
-	if err != nil {
+	if err := s.repack(reach); err != nil {
 		return fmt.Errorf("checkpoint: prune: %w", err)
 	}
 	s.cleanTemp(now.Add(-time.Hour))
@@ -137,7 +133,7 @@ func (s *Store) markCommits(h plumbing.Hash, reach map[plumbing.Hash]struct{}) e
 			}
 			return nil
 		}
-		c, err := object.DecodeCommit(s.st, obj)
+		c, err := object.DecodeCommit(s.reader(), obj)
 		if err != nil {
 			return fmt.Errorf("checkpoint: prune: %s: %w", h, err)
 		}
@@ -186,20 +182,145 @@ func (s *Store) markTree(h plumbing.Hash, reach map[plumbing.Hash]struct{}) erro
 	return nil
 }
 
-// cleanTemp removes temporary object files older than before (left by a
-// crash in the middle of a write).
+// repack rewrites the objects of reach into fresh packs and removes every
+// other pack and every loose object an earlier version wrote, so a deleted
+// run's objects are gone from the disk. The new packs are durable before
+// anything is removed; a crash in between leaves both, which the next prune
+// cleans. Objects are copied as they are (no recompression) from packs.
+// The caller holds the exclusive lock: no other process is between writing
+// objects and naming them.
+func (s *Store) repack(reach map[plumbing.Hash]struct{}) error {
+	s.packs.closeAll()
+	if err := s.packs.refresh(); err != nil {
+		return err
+	}
+	old := s.packs.sortedPacks()
+	out := newPendingPack()
+	made := map[plumbing.Hash]bool{}
+	flush := func() error {
+		if out.len() == 0 {
+			return nil
+		}
+		pf, err := s.packs.write(out)
+		if err != nil {
+			return err
+		}
+		made[pf.sum] = true
+		out = newPendingPack()
+		return nil
+	}
+	copied := map[plumbing.Hash]bool{}
+	keep := func(h plumbing.Hash) bool {
+		_, ok := reach[h]
+		return ok && !copied[h]
+	}
+	for _, pf := range old {
+		if err := pf.copyInto(out, keep); err != nil {
+			return err
+		}
+		for _, o := range out.objs {
+			copied[o.h] = true
+		}
+		if len(out.buf) >= maxPendingBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	var looseFiles []string
+	if s.loose {
+		dirs, _ := filepath.Glob(filepath.Join(s.gitDir, "objects", "[0-9a-f][0-9a-f]"))
+		for _, d := range dirs {
+			ents, _ := os.ReadDir(d)
+			for _, e := range ents {
+				p := filepath.Join(d, e.Name())
+				looseFiles = append(looseFiles, p)
+				h, ok := hashOf(filepath.Base(d) + e.Name())
+				if !ok || !keep(h) {
+					continue
+				}
+				obj, err := s.looseObject(h)
+				if err != nil {
+					continue // a torn loose object: nothing to keep
+				}
+				data, err := readAllObject(obj)
+				if err != nil {
+					continue
+				}
+				if err := out.add(obj.Type(), data, h); err != nil {
+					return err
+				}
+				copied[h] = true
+				if len(out.buf) >= maxPendingBytes {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	var gone []*packFile
+	for _, pf := range old {
+		if !made[pf.sum] {
+			gone = append(gone, pf)
+		}
+	}
+	if err := s.packs.remove(gone); err != nil {
+		return err
+	}
+	for _, p := range looseFiles {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if s.loose {
+		dirs, _ := filepath.Glob(filepath.Join(s.gitDir, "objects", "[0-9a-f][0-9a-f]"))
+		for _, d := range dirs {
+			_ = os.Remove(d) // only if empty
+		}
+		s.sy.markDirty(filepath.Join(s.gitDir, "objects"))
+		s.loose = hasLooseDirs(s.gitDir)
+	}
+	return nil
+}
+
+// cleanTemp removes the temporary files of object and pack writes older
+// than before (left by a crash in the middle of a write), the pack files
+// that fail validation (torn or truncated: no reader uses them) and the
+// indexes whose pack is gone (a crash between their renames, or a merge
+// killed between its removals). The caller holds the exclusive lock.
 func (s *Store) cleanTemp(before time.Time) {
-	dir := filepath.Join(s.gitDir, "objects", "pack")
+	dir := s.packs.dir
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
+	names := map[string]bool{}
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "tmp_obj_") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && fi.ModTime().Before(before) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+		names[e.Name()] = true
+	}
+	for _, e := range ents {
+		n := e.Name()
+		p := filepath.Join(dir, n)
+		switch {
+		case strings.HasPrefix(n, "tmp_obj_") || strings.HasPrefix(n, "tmp_pack_") || strings.HasPrefix(n, "tmp_idx_"):
+			if fi, err := e.Info(); err == nil && fi.ModTime().Before(before) {
+				_ = os.Remove(p)
+			}
+		case strings.HasPrefix(n, "pack-") && strings.HasSuffix(n, ".idx"):
+			if !names[strings.TrimSuffix(n, ".idx")+".pack"] {
+				_ = os.Remove(p)
+			}
+		case strings.HasPrefix(n, "pack-") && strings.HasSuffix(n, ".pack"):
+			if _, bad := s.packs.bad[p]; bad {
+				_ = os.Remove(p)
+				_ = os.Remove(strings.TrimSuffix(p, ".pack") + ".idx")
+				delete(s.packs.bad, p)
+			}
 		}
 	}
+	s.sy.markDirty(dir)
 }

@@ -237,7 +237,7 @@ func (s *Store) getHash(h plumbing.Hash) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("checkpoint: snapshot %s: %w", h, err)
 	}
-	c, err := object.DecodeCommit(s.st, obj)
+	c, err := object.DecodeCommit(s.reader(), obj)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("checkpoint: snapshot %s: %w", h, err)
 	}

@@ -94,6 +94,16 @@ func (y *syncer) syncFile(f *os.File, p string) error {
 	return nil
 }
 
+// syncData fdatasyncs f, whose name (absolute) is p (a new file written
+// once: its size is all the metadata it needs).
+func (y *syncer) syncData(f *os.File, p string) error {
+	if err := fdatasync(f); err != nil {
+		return fmt.Errorf("sync %s: %w", p, err)
+	}
+	y.note(syncEvent{Op: opSyncFile, Path: p})
+	return nil
+}
+
 // syncDirs fsyncs every dirty directory. A directory that no longer exists
 // (pruned meanwhile) has nothing left to make durable.
 func (y *syncer) syncDirs() error {
@@ -174,10 +184,9 @@ func (y *syncer) mkdirAll(dir string) error {
 // read-only become 0400) without touching the process umask; every file
 // it writes is fsynced on Close and the directories whose entries it
 // changes are marked dirty in the syncer, for the Store to fsync before it
-// records anything that depends on them. Loose objects of snapshots do not
-// go through it (see objectBatch); it carries go-git's own writes: the
-// repository's scaffolding, HEAD and config, removed refs and pruned
-// objects.
+// records anything that depends on them. Objects do not go through it
+// (see objectBatch and packs.go); it carries go-git's own writes: the
+// repository's scaffolding, HEAD and config, and removed refs.
 //
 // Paths are relative to root and made by go-git from hashes and ref
 // names; one that would leave root is refused. Names starting with "."

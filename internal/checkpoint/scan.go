@@ -107,11 +107,8 @@ func (s *Store) scanTree(ctx context.Context, mayUseIndex bool) (scanResult, err
 	}
 	s.lastScan = sc.stats
 	sc.c.sweep()
-	if sc.c.dirty && time.Since(sc.c.lastSave) >= saveEvery {
-		if err := s.saveStat(sc.c, s.gen); err != nil {
-			return scanResult{}, err
-		}
-	}
+	// withShared saves the stat cache (at most every saveEvery) once the
+	// operation's objects are durable, so a snapshot's objects make one pack.
 	sort.Strings(sc.skipped)
 	return scanResult{tree: h, skipped: sc.skipped, rules: sc.rules}, nil
 }
