@@ -91,14 +91,6 @@ func firstLine(s string) string {
 
 // openStore opens the journal for listing commands.
 // openHome opens the state directory's read and maintenance side.
-func openHome(cmd *cobra.Command) (*app.Home, error) {
-	h, err := app.OpenHome(cmd.Context(), "")
-	if err != nil {
-		return nil, appErr(err)
-	}
-	return h, nil
-}
-
 // openHomeRead opens the state directory for a command that only reads it.
 func openHomeRead(cmd *cobra.Command) (*app.Home, error) {
 	h, err := app.OpenHomeRead(cmd.Context(), "")
