@@ -205,11 +205,11 @@ func toolKind(name string) sdk.ToolKind {
 
 // callArgs are the arguments of our tools that a tool_call shows.
 type callArgs struct {
-	Path      string `json:"path"`
-	Command   string `json:"command"`
-	Pattern   string `json:"pattern"`
-	OldString string `json:"old_string"`
-	NewString string `json:"new_string"`
+	Path      string  `json:"path"`
+	Command   string  `json:"command"`
+	Pattern   string  `json:"pattern"`
+	OldString string  `json:"old_string"`
+	NewString string  `json:"new_string"`
 	Content   *string `json:"content"`
 	Plan      []struct {
 		Step   string `json:"step"`
