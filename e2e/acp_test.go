@@ -188,3 +188,40 @@ func TestACPWithTheOfficialClient(t *testing.T) {
 		t.Errorf("c4 was asked, though c3 was allowed for the run: %v", decisions)
 	}
 }
+
+// TestACPWithAcpx runs one prompt end to end with the acpx CLI (0.19.1), a
+// second ACP client nobody here wrote: the answer streams, the edit is
+// approved and applied, and the run is journaled.
+func TestACPWithAcpx(t *testing.T) {
+	tools := npmTools(t, "acpx", "acpx", "0.19.1")
+	e := newEnv(t, script(
+		turn("Changing the greeting (ACPX-TEXT).", call("c1", "edit_file", map[string]any{"path": "main.go", "old_string": `"Hello"`, "new_string": `"Hello, acpx"`})),
+		turn("Done: the greeting says Hello, acpx (ACPX-ANSWER)."),
+	))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(tools, "node_modules", ".bin", "acpx"),
+		"--agent", agentBin+" acp", "--cwd", e.ws, "--approve-all", "--format", "json", "--timeout", "60", "exec", "ACPX: change the greeting in main.go")
+	cmd.Dir = e.ws
+	cmd.Env = e.environ("AGENT_APPROVAL=ask")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("acpx: %v\n%s", err, out)
+	}
+	for _, want := range []string{"ACPX-TEXT", "ACPX-ANSWER", "edit_file"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("acpx's output lacks %q:\n%s", want, out)
+		}
+	}
+	if body := readFile(t, filepath.Join(e.ws, "main.go")); !strings.Contains(body, "Hello, acpx") {
+		t.Errorf("main.go was not edited:\n%s", body)
+	}
+	var runs []struct {
+		Status string `json:"status"`
+		Answer string `json:"answer"`
+	}
+	e.mustJSON(&runs, "runs", "--json")
+	if len(runs) != 1 || runs[0].Status != "completed" {
+		t.Errorf("runs: %+v, want one completed run", runs)
+	}
+}
