@@ -63,7 +63,7 @@ func Serve(ctx context.Context, opt Options) error {
 	out := &lineWriter{w: opt.Out}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := newServer(ctx, opt, slog.New(slog.NewTextHandler(logw, nil)))
+	srv := newServer(ctx, opt, slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	in := filterInput(opt.In, out, srv.log)
 	conn := sdk.NewAgentSideConnection(srv, out, in)
 	conn.SetLogger(srv.log)
