@@ -120,5 +120,6 @@ request; a call that needs your approval pauses it (exit 3) and
 	root.AddCommand(loopGC(newRunCmd()), loopGC(newResumeCmd()), newRunsCmd(), newTraceCmd(), newCheckpointsCmd(), newRollbackCmd(), newAuditCmd(), newContextCmd(), newRepomapCmd(), newVersionCmd(), newEvalCmd())
 	root.AddCommand(newRedactCmd(), newExportCmd(), newSandboxExecCmd(), newSandboxSpawnerCmd(), newMCPCmd())
 	root.AddCommand(newDemoCmd())
+	root.AddCommand(newACPCmd())
 	return root
 }
