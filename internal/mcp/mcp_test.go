@@ -102,7 +102,7 @@ func TestToolsOfAStdioServer(t *testing.T) {
 	for _, tl := range ts {
 		names = append(names, tl.Name())
 	}
-	want := []string{"mcp__t__add", "mcp__t__crash", "mcp__t__echo", "mcp__t__get-env", "mcp__t__sleep", "mcp__t__touch"}
+	want := []string{"mcp__t__add", "mcp__t__cat", "mcp__t__crash", "mcp__t__echo", "mcp__t__get-env", "mcp__t__sleep", "mcp__t__touch"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v (warnings: %s)", names, want, w.all())
 	}
@@ -156,7 +156,7 @@ func TestToolsOfAStdioServer(t *testing.T) {
 		strings.Contains(res.Output, "AGENT_HOME") || !strings.Contains(res.Output, `"PWD": "`+own+`"`) {
 		t.Errorf("get-env: %s, %v", res.Output, err)
 	}
-	if st := m.Status()[0]; st.State != StateRunning || len(st.Tools) != 6 || st.Transport != "stdio" || st.Target != serverBin {
+	if st := m.Status()[0]; st.State != StateRunning || len(st.Tools) != 7 || st.Transport != "stdio" || st.Target != serverBin {
 		t.Errorf("status %+v", st)
 	}
 }
@@ -234,7 +234,7 @@ func TestHostileToolsRefused(t *testing.T) {
 	cfg.ReadOnly = append(cfg.ReadOnly, "no-such-tool")
 	m, w, _ := newManager(t, cfg)
 	ts := m.Tools(context.Background())
-	if len(ts) != 6 {
+	if len(ts) != 7 {
 		t.Errorf("%d tools offered", len(ts))
 	}
 	all := w.all()

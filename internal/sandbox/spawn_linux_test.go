@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -134,7 +135,7 @@ func TestSpawnerLoop(t *testing.T) {
 	}
 	srv := &server{conn: &unixPackets{c: c}, start: forkCommand}
 	done := make(chan error, 1)
-	go func() { done <- srv.serve(); srv.killAll() }()
+	go func() { err := srv.serve(); srv.killAll(); done <- err }()
 	sp := &spawner{conn: &unixPackets{c: agentSide}, waiting: map[uint64]chan frame{}, cmds: map[uint64]*Command{}}
 	go sp.read()
 	dir := t.TempDir()
@@ -176,11 +177,18 @@ func TestSpawnerLoop(t *testing.T) {
 		t.Errorf("serve: %v", err)
 	}
 	<-cmd2.Exited()
-	if unix.Kill(cmd2.Identity().PID, 0) == nil {
-		st, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd2.Identity().PID) + "/stat")
-		if !strings.Contains(string(st), ") Z ") {
-			t.Error("a command outlived its spawner's socket")
+	// SIGKILL is delivered when the process next runs: poll until it is gone
+	// (or a zombie waiting to be reaped).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(cmd2.Identity().PID) + "/stat")
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			break
 		}
+		if time.Now().After(deadline) {
+			t.Fatal("a command outlived its spawner's socket")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -25,6 +25,9 @@ func OpenRead(ctx context.Context, home string) (*Store, error) {
 	}
 	path := filepath.Join(home, "agent.db")
 	_, statErr := os.Stat(path)
+	if _, err := os.Stat(home); errors.Is(err, fs.ErrNotExist) && canWrite(filepath.Dir(home)) {
+		return Open(ctx, home) // nothing there yet: made as any command makes it
+	}
 	if canWrite(home) && (errors.Is(statErr, fs.ErrNotExist) || canWrite(path)) {
 		return Open(ctx, home)
 	}
