@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 var (
@@ -20,10 +21,18 @@ var (
 )
 
 // LexerRegistry is a registry of Lexers.
+//
+// Patched (agent, third_party/chroma): a registry made by
+// NewLazyLexerRegistry fills itself on its first lookup. Lexers is then
+// complete only after a lookup (Names, Aliases, Get, MatchMimeType, Match or
+// Analyse); read it through those.
 type LexerRegistry struct {
 	Lexers  Lexers
 	byName  map[string]Lexer
 	byAlias map[string]Lexer
+
+	once sync.Once
+	load func(*LexerRegistry)
 }
 
 // NewLexerRegistry creates a new LexerRegistry of Lexers.
@@ -34,8 +43,39 @@ func NewLexerRegistry() *LexerRegistry {
 	}
 }
 
+// NewLazyLexerRegistry creates a LexerRegistry that calls load once, on its
+// first lookup, to register its lexers. The lexers registered with Register
+// before that lookup are registered again after load's, in their order, so
+// the registry ends as if load had run when it was created: a later
+// registration of a name replaces an earlier one.
+//
+// load must not look lexers up in the registry it is given (Register only).
+func NewLazyLexerRegistry(load func(*LexerRegistry)) *LexerRegistry {
+	l := NewLexerRegistry()
+	l.load = load
+	return l
+}
+
+// ensure runs the registry's load once (a lazy registry's first lookup).
+func (l *LexerRegistry) ensure() {
+	if l.load == nil {
+		return
+	}
+	l.once.Do(func() {
+		early := l.Lexers
+		l.Lexers = nil
+		l.byName = map[string]Lexer{}
+		l.byAlias = map[string]Lexer{}
+		l.load(l)
+		for _, lexer := range early {
+			l.Register(lexer)
+		}
+	})
+}
+
 // Names of all lexers, optionally including aliases.
 func (l *LexerRegistry) Names(withAliases bool) []string {
+	l.ensure()
 	out := []string{}
 	for _, lexer := range l.Lexers {
 		config := lexer.Config()
@@ -51,6 +91,7 @@ func (l *LexerRegistry) Names(withAliases bool) []string {
 // Aliases of all the lexers, and skip those lexers who do not have any aliases,
 // or show their name instead
 func (l *LexerRegistry) Aliases(skipWithoutAliases bool) []string {
+	l.ensure()
 	out := []string{}
 	for _, lexer := range l.Lexers {
 		config := lexer.Config()
@@ -68,6 +109,7 @@ func (l *LexerRegistry) Aliases(skipWithoutAliases bool) []string {
 
 // Get a Lexer by name, alias or file extension.
 func (l *LexerRegistry) Get(name string) Lexer {
+	l.ensure()
 	if lexer := l.byName[name]; lexer != nil {
 		return lexer
 	}
@@ -99,6 +141,7 @@ func (l *LexerRegistry) Get(name string) Lexer {
 
 // MatchMimeType attempts to find a lexer for the given MIME type.
 func (l *LexerRegistry) MatchMimeType(mimeType string) Lexer {
+	l.ensure()
 	matched := PrioritisedLexers{}
 	for _, l := range l.Lexers {
 		for _, lmt := range l.Config().MimeTypes {
@@ -118,6 +161,7 @@ func (l *LexerRegistry) MatchMimeType(mimeType string) Lexer {
 //
 // Note that this iterates over all file patterns in all lexers, so is not fast.
 func (l *LexerRegistry) Match(filename string) Lexer {
+	l.ensure()
 	filename = filepath.Base(filename)
 	matched := PrioritisedLexers{}
 	// First, try primary filename matches.
@@ -178,6 +222,7 @@ func (l *LexerRegistry) Match(filename string) Lexer {
 
 // Analyse text content and return the "best" lexer..
 func (l *LexerRegistry) Analyse(text string) Lexer {
+	l.ensure()
 	var picked Lexer
 	highest := float32(0.0)
 	for _, lexer := range l.Lexers {
