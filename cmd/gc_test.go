@@ -95,15 +95,14 @@ func TestTuneGCSetsThePercent(t *testing.T) {
 }
 
 // TestLoopLimit: the floor while the live heap is small, then twice the
-// live heap and the headroom, so that the limit never binds below GOGC
-// 100's own goal.
+// live heap, so that the limit never falls below GOGC 100's own goal.
 func TestLoopLimit(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int64
 	}{
-		{0, 40 << 20}, {10 << 20, 40 << 20}, {16 << 20, 40 << 20}, {17 << 20, 42 << 20},
-		{42 << 20, 92 << 20}, {1 << 62, 2<<50 + 8<<20},
+		{0, 40 << 20}, {10 << 20, 40 << 20}, {20 << 20, 40 << 20}, {21 << 20, 42 << 20},
+		{42 << 20, 84 << 20}, {1 << 62, 2 << 50},
 	} {
 		if got := loopLimit(c.live); got != c.want {
 			t.Errorf("loopLimit(%d) = %d, want %d", c.live, got, c.want)
