@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"slices"
 	"strings"
 
 	"agent/internal/agent"
@@ -121,6 +122,10 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 	}
 	var newest []agent.Message
 	var newestItems []item
+	// about two messages a unit, and room for the note: the history layer
+	// grows to the whole conversation every request
+	l6.msgs = slices.Grow(l6.msgs, 2*len(h.units)+2)
+	l6.items = slices.Grow(l6.items, 2*len(h.units)+2)
 	for i, u := range h.units {
 		if m.folded(i) {
 			msgs, items := b.renderUnit(h, u, &event.CompactionData{}, 0)
@@ -158,8 +163,8 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		// follows, so that it opens with a user message as every provider
 		// wants, and the rounds read as work on a request.
 		note := agent.Message{Role: agent.RoleUser, Content: "[agent] Your work so far on the person's current request (their message is repeated after these rounds):"}
-		l6.msgs = append([]agent.Message{note}, l6.msgs...)
-		l6.items = append([]item{{kind: "note", before: b.msgTokens(note), after: b.msgTokens(note)}}, l6.items...)
+		l6.msgs = slices.Insert(l6.msgs, 0, note)
+		l6.items = slices.Insert(l6.items, 0, item{kind: "note", before: b.msgTokens(note), after: b.msgTokens(note)})
 	}
 	for _, msg := range l6.msgs {
 		l6.hashMsg(msg)
