@@ -25,9 +25,9 @@ const (
 	// and a soft memory limit that follows the live heap (loopLimit). A
 	// long run's heap is mostly the request of each step, rebuilt from the
 	// whole conversation; under GOGC 400 an 800-step run grew to 120 MiB
-	// (Crush: 114) for no CPU the measurement could tell apart; under
-	// GOGC 100 and this limit it stays at 70 (docs/benchmarks.md, "Memory
-	// at 800 steps").
+	// (Crush: 115); under GOGC 100 and this limit it stays at 68.5, for
+	// 1.5-2.4 s more GC CPU over the 800 steps (docs/benchmarks.md, "Issue
+	// 24: memory at 800 steps").
 	gcLoop
 )
 
@@ -57,19 +57,19 @@ func (m gcMode) gcPercent() int {
 }
 
 // The soft memory limit of the loop commands: loopLimitFloor while the
-// live heap is small, then twice the live heap (GOGC 100's own goal), so
-// that a session whose live heap outgrows the floor (a reopened
-// 10,000-item session holds ~42 MB) is collected about as under GOGC 100
-// alone, never back to back: the limit always leaves a live heap's worth of
-// room. (It counts the runtime's stacks and metadata too, so near it the
-// collector starts a little before GOGC 100 would.) With 8 MiB more room
-// an 800-step run stayed at 72 MiB instead of 69-70.
+// live heap is small, then one and a half times the live heap, so that a
+// session whose live heap outgrows the floor (a reopened 10,000-item
+// session holds ~42 MB) is never collected back to back: the limit always
+// leaves half a live heap of room (GOGC 50's goal; GOGC 100 applies below
+// it). At 800 steps the live heap is 15-22 MB and the floor binds: max RSS
+// 68.5 MiB, 0.60x Crush's; with twice the live heap 71.5, with twice and
+// 8 MiB 72.4 (docs/benchmarks.md, "Issue 24: memory at 800 steps").
 const loopLimitFloor = 40 << 20
 
 // loopLimit is the soft memory limit of a loop command with live bytes of
 // live heap.
 func loopLimit(live uint64) int64 {
-	return max(loopLimitFloor, 2*int64(min(live, 1<<50)))
+	return max(loopLimitFloor, 3*int64(min(live, 1<<50))/2)
 }
 
 // tuneGC sets the collector for the command that runs: GOGC unless GOGC is

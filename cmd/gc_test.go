@@ -94,21 +94,22 @@ func TestTuneGCSetsThePercent(t *testing.T) {
 	}
 }
 
-// TestLoopLimit: the floor while the live heap is small, then twice the
-// live heap, so that the limit never falls below GOGC 100's own goal.
+// TestLoopLimit: the floor while the live heap is small, then one and a
+// half times the live heap, so that the limit always leaves room for the
+// collector not to run back to back.
 func TestLoopLimit(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
 		want int64
 	}{
-		{0, 40 << 20}, {10 << 20, 40 << 20}, {20 << 20, 40 << 20}, {21 << 20, 42 << 20},
-		{42 << 20, 84 << 20}, {1 << 62, 2 << 50},
+		{0, 40 << 20}, {10 << 20, 40 << 20}, {26 << 20, 40 << 20}, {28 << 20, 42 << 20},
+		{42 << 20, 63 << 20}, {1 << 62, 3 << 49},
 	} {
 		if got := loopLimit(c.live); got != c.want {
 			t.Errorf("loopLimit(%d) = %d, want %d", c.live, got, c.want)
 		}
-		if got := loopLimit(c.live); got < 2*int64(min(c.live, 1<<50)) {
-			t.Errorf("loopLimit(%d) = %d is below GOGC 100's goal", c.live, got)
+		if live := int64(min(c.live, 1<<50)); loopLimit(c.live) < live+live/2 {
+			t.Errorf("loopLimit(%d) leaves less than half the live heap of room", c.live)
 		}
 	}
 }
