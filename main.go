@@ -10,10 +10,10 @@ import (
 )
 
 func main() {
-	// The soft limit keeps the memory of a long session bounded; each
-	// command sets its GOGC before it runs (cmd/gc.go: 400 for the agent
-	// loop, Go's 100 for one-shot commands). GOGC and GOMEMLIMIT in the
-	// environment take precedence.
+	// The soft limit keeps the memory of a one-shot command bounded; the
+	// commands that run the agent loop replace it with one that follows
+	// their live heap (cmd/gc.go). GOGC and GOMEMLIMIT in the environment
+	// take precedence.
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(96 << 20)
 	}

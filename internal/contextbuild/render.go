@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
+	"slices"
 	"strings"
 
 	"agent/internal/agent"
@@ -25,8 +27,34 @@ type layer struct {
 	budget int
 	msgs   []agent.Message
 	items  []item
-	text   strings.Builder // what the hash covers
-	note   string
+	// sum hashes what the layer's hash covers, message by message (the
+	// conversation's text is never built whole: at 800 steps it was a
+	// third of a run's allocations); text keeps the same bytes only for the
+	// layers of the prefix hash (keep).
+	sum     hash.Hash
+	keep    bool
+	text    []byte
+	scratch []byte
+	note    string
+}
+
+// write adds bytes to what the layer's hash covers.
+func (l *layer) write(p []byte) {
+	if l.sum == nil {
+		l.sum = sha256.New()
+	}
+	l.sum.Write(p)
+	if l.keep {
+		l.text = append(l.text, p...)
+	}
+}
+
+// hash is the layer's short hash (shortHash of everything written).
+func (l *layer) hash() string {
+	if l.sum == nil {
+		l.sum = sha256.New()
+	}
+	return hex.EncodeToString(l.sum.Sum(nil))[:12]
 }
 
 func (l *layer) add(b *Builder, m agent.Message, it item) {
@@ -37,9 +65,14 @@ func (l *layer) add(b *Builder, m agent.Message, it item) {
 }
 
 func (l *layer) hashMsg(m agent.Message) {
-	l.text.WriteString(string(m.Role) + "\x00" + m.Content + "\x00" + m.ToolCallID + "\x00")
+	b := append(l.scratch[:0], m.Role...)
+	b = append(append(append(append(append(b, 0), m.Content...), 0), m.ToolCallID...), 0)
 	for _, c := range m.ToolCalls {
-		l.text.WriteString(c.ID + "\x00" + c.Name + "\x00" + c.Arguments + "\x00")
+		b = append(append(append(append(append(append(b, c.ID...), 0), c.Name...), 0), c.Arguments...), 0)
+	}
+	l.write(b)
+	if cap(b) <= 64<<10 { // a huge message's buffer is not kept
+		l.scratch = b
 	}
 }
 
@@ -52,9 +85,9 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		return nil, event.ContextReport{}, err
 	}
 	shared := max(bg.b-m.reserved, 0)
-	tools := &layer{id: event.LayerTools, name: "tools"}
-	l1 := &layer{id: event.LayerInstructions, name: "instructions"}
-	l5a := &layer{id: event.LayerRepoMap, name: "repo map", budget: shared * shareFiles / 100}
+	tools := &layer{id: event.LayerTools, name: "tools", keep: true}
+	l1 := &layer{id: event.LayerInstructions, name: "instructions", keep: true}
+	l5a := &layer{id: event.LayerRepoMap, name: "repo map", budget: shared * shareFiles / 100, keep: true}
 	l6 := &layer{id: event.LayerHistory, name: "summary and older rounds", budget: shared * shareHistory / 100}
 	l3 := &layer{id: event.LayerRecent, name: "recent rounds", budget: shared * shareRecent / 100}
 	l5b := &layer{id: event.LayerSnippets, name: "file snippets"}
@@ -65,7 +98,7 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		tk := b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
 		tools.items = append(tools.items, item{kind: "tool", ref: t.Name, before: tk, after: tk})
 	}
-	tools.text.WriteString(b.toolsJS)
+	tools.write([]byte(b.toolsJS))
 	l1.add(b, agent.Message{Role: agent.RoleSystem, Content: v.l1}, item{kind: "instructions", before: b.count(v.l1) + 4})
 	if v.refresh != nil {
 		l1.note = strings.Join(v.refresh.Instructions, ", ")
@@ -89,6 +122,10 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 	}
 	var newest []agent.Message
 	var newestItems []item
+	// about two messages a unit, and room for the note: the history layer
+	// grows to the whole conversation every request
+	l6.msgs = slices.Grow(l6.msgs, 2*len(h.units)+2)
+	l6.items = slices.Grow(l6.items, 2*len(h.units)+2)
 	for i, u := range h.units {
 		if m.folded(i) {
 			msgs, items := b.renderUnit(h, u, &event.CompactionData{}, 0)
@@ -115,12 +152,9 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 			for _, msg := range msgs {
 				l3.hashMsg(msg)
 			}
-		default:
+		default: // hashed below, once it is known whether a note opens the layer
 			l6.msgs = append(l6.msgs, msgs...)
 			l6.items = append(l6.items, items...)
-			for _, msg := range msgs {
-				l6.hashMsg(msg)
-			}
 		}
 	}
 	if first := append(append([]agent.Message(nil), firstOf(l6.msgs)...), firstOf(l3.msgs)...); m.c.Summary == "" && len(first) > 0 && first[0].Role == agent.RoleAssistant {
@@ -129,13 +163,11 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		// follows, so that it opens with a user message as every provider
 		// wants, and the rounds read as work on a request.
 		note := agent.Message{Role: agent.RoleUser, Content: "[agent] Your work so far on the person's current request (their message is repeated after these rounds):"}
-		l6.msgs = append([]agent.Message{note}, l6.msgs...)
-		l6.items = append([]item{{kind: "note", before: b.msgTokens(note), after: b.msgTokens(note)}}, l6.items...)
-		var hashed strings.Builder
-		hashed.WriteString(string(note.Role) + "\x00" + note.Content + "\x00\x00")
-		hashed.WriteString(l6.text.String())
-		l6.text = strings.Builder{}
-		l6.text.WriteString(hashed.String())
+		l6.msgs = slices.Insert(l6.msgs, 0, note)
+		l6.items = slices.Insert(l6.items, 0, item{kind: "note", before: b.msgTokens(note), after: b.msgTokens(note)})
+	}
+	for _, msg := range l6.msgs {
+		l6.hashMsg(msg)
 	}
 	for _, msg := range newest {
 		l3.hashMsg(msg)
@@ -191,7 +223,7 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 	}
 	ph := sha256.New()
 	for _, l := range layers {
-		cl := event.ContextLayer{Name: l.name, ID: l.id, Budget: l.budget, Hash: shortHash(l.text.String()), Note: l.note}
+		cl := event.ContextLayer{Name: l.name, ID: l.id, Budget: l.budget, Hash: l.hash(), Note: l.note}
 		for _, it := range l.items {
 			if it.after > 0 {
 				cl.Items++
@@ -206,7 +238,7 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		rep.InputItems += len(l.items)
 		rep.TotalTokens += cl.Tokens
 		if l.id == event.LayerTools || l.id == event.LayerInstructions || l.id == event.LayerRepoMap {
-			ph.Write([]byte(l.text.String()))
+			ph.Write(l.text)
 		}
 		if rep.FirstChanged == "" && st.Context.Last != nil && prev[l.id] != cl.Hash {
 			rep.FirstChanged = l.id
