@@ -6,6 +6,8 @@ package e2e
 // calls of a full-auto run under the default sandbox.
 
 import (
+	"archive/zip"
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -207,4 +209,73 @@ func TestAttackBackgroundOutlivesRun(t *testing.T) {
 		t.Fatal("a command's background process outlived the run, planted .git/commondir, and the person's git status ran its fsmonitor")
 	}
 	t.Fatal("a command's background process outlived the run and wrote into the workspace (and .git) after it ended")
+}
+
+// The Go module cache is writable to commands (as a build cache), and go
+// does not check an extracted module against go.sum when it builds: a
+// command rewrites a module's source in GOMODCACHE, and the person's next
+// `go run` — of this project or of any other that uses the module — runs
+// the planted code outside any sandbox. Without network nothing can be
+// downloaded into the cache anyway, so it need not be writable then.
+func TestAttackModuleCachePoisoned(t *testing.T) {
+	needSandbox(t)
+	home := t.TempDir()
+	proxy := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "planted-ran")
+	// A module proxy on disk with example.com/lib v1.0.0.
+	modDir := filepath.Join(proxy, "example.com", "lib", "@v")
+	if err := os.MkdirAll(modDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for name, body := range map[string]string{
+		"go.mod": "module example.com/lib\n\ngo 1.21\n",
+		"lib.go": "package lib\n\nimport \"os\"\n\nfunc Hello() string { return \"hello\" + os.Getenv(\"NOPE\") }\n",
+	} {
+		f, _ := zw.Create("example.com/lib@v1.0.0/" + name)
+		f.Write([]byte(body))
+	}
+	zw.Close()
+	for name, body := range map[string][]byte{
+		"list": []byte("v1.0.0\n"), "v1.0.0.info": []byte(`{"Version":"v1.0.0"}`),
+		"v1.0.0.mod": []byte("module example.com/lib\n\ngo 1.21\n"), "v1.0.0.zip": zb.Bytes(),
+	} {
+		if err := os.WriteFile(filepath.Join(modDir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newEnv(t, "")
+	for name, body := range map[string]string{
+		"go.mod":  "module demo\n\ngo 1.21\n\nrequire example.com/lib v1.0.0\n",
+		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/lib\"\n)\n\nfunc main() { fmt.Println(lib.Hello()) }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(e.ws, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goEnv := []string{"HOME=" + home, "GOPATH=" + filepath.Join(home, "go"), "GOPROXY=file://" + proxy, "GOSUMDB=off",
+		"GOFLAGS=-mod=mod", "GOCACHE=" + filepath.Join(home, "gocache"), "GOTOOLCHAIN=local"}
+	person := func(args ...string) string {
+		c := exec.Command("go", args...)
+		c.Dir = e.ws
+		c.Env = append(os.Environ(), goEnv...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	person("mod", "download", "example.com/lib")
+	if out := person("run", "."); !strings.Contains(out, "hello") {
+		t.Fatalf("go run: %s", out)
+	}
+	src := filepath.Join(home, "go", "pkg", "mod", "example.com", "lib@v1.0.0", "lib.go")
+	r := e.runCommands(t, goEnv, nil,
+		"chmod u+w $(dirname "+src+") "+src+" && printf 'package lib\\n\\nimport \"os\"\\n\\nfunc init() { os.WriteFile(\""+marker+
+			"\", nil, 0o644) }\\n\\nfunc Hello() string { return \"hello\" }\\n' > "+src+"; echo planted=$?")
+	person("run", ".")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the person's go run ran code a sandboxed command planted in the module cache:\n%s", r.results["c1"]["output"])
+	}
 }
