@@ -121,6 +121,7 @@ func (s *Sandbox) spec(tmp string, noNS bool) (helperSpec, bool) {
 	sp.Mounts = true
 	if !sp.ReadOnly {
 		sp.Pin, sp.Protect = gitProtection(s.ws, s.writable)
+		sp.Protect = append(sp.Protect, s.readOnly...)
 	}
 	if s.stateDir != "" {
 		sp.Hide, sp.HideFiles = hideState(s.stateDir, s.ws)
