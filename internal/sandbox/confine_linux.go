@@ -5,8 +5,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -67,7 +69,7 @@ func confine(sp helperSpec) error {
 		return fmt.Errorf("sandbox: enforce the Landlock rules: %w", err)
 	}
 	unix.Close(fd)
-	if err := loadSeccomp(); err != nil {
+	if err := loadSeccomp(sp.NoUnixSockets); err != nil {
 		return err
 	}
 	return nil
@@ -83,26 +85,71 @@ const (
 // loadSeccomp refuses, for the calling thread and all it starts, the
 // ioctls that type into a terminal. The kernel reads an ioctl's request as
 // 32 bits, so a request with any of the upper 32 bits set (which no program
-// needs) is refused too: it could be TIOCSTI in disguise.
-func loadSeccomp() error {
+// needs) is refused too: it could be TIOCSTI in disguise. noUnix also
+// refuses creating unix sockets (socket(AF_UNIX, ...)) and io_uring (whose
+// operations make and connect sockets without a system call a filter
+// sees): a named socket is reached through the file system, which neither
+// Landlock (ABI 7) nor the network namespace governs, and the person's
+// tmux, screen, docker, D-Bus session bus, ssh ControlMaster or git
+// credential cache listen on one and run what they are told, outside the
+// sandbox. socketpair stays allowed (pipes between a command's own
+// processes). Every system call of another ABI than the native one (i386's
+// int $0x80 on x86_64, 32-bit ARM on arm64) is refused by a second filter:
+// the first matches native numbers only, and go-seccomp-bpf lets a foreign
+// architecture through.
+func loadSeccomp(noUnix bool) error {
+	refused := []seccomp.NameWithConditions{
+		{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: ioctlTIOCSTI}}},
+		{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: ioctlTIOCLINUX}}},
+		{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.GreaterThan, Value: 0xFFFFFFFF}}},
+	}
+	var names []string
+	if noUnix {
+		refused = append(refused,
+			seccomp.NameWithConditions{Name: "socket", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: unix.AF_UNIX}}})
+		names = append(names, "io_uring_setup")
+	}
 	f := seccomp.Filter{
 		NoNewPrivs: true,
 		Policy: seccomp.Policy{
 			DefaultAction: seccomp.ActionAllow,
 			Syscalls: []seccomp.SyscallGroup{{
-				Action: seccomp.ActionErrno,
-				NamesWithCondtions: []seccomp.NameWithConditions{
-					{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: ioctlTIOCSTI}}},
-					{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: ioctlTIOCLINUX}}},
-					{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.GreaterThan, Value: 0xFFFFFFFF}}},
-				},
+				Action:             seccomp.ActionErrno,
+				Names:              names,
+				NamesWithCondtions: refused,
 			}},
 		},
 	}
 	if err := seccomp.LoadFilter(f); err != nil {
 		return fmt.Errorf("sandbox: the seccomp filter: %w", err)
 	}
+	if err := refuseForeignABIs(); err != nil {
+		return fmt.Errorf("sandbox: the seccomp filter of foreign system call ABIs: %w", err)
+	}
 	return nil
+}
+
+// refuseForeignABIs loads a filter that answers ENOSYS to every system
+// call whose audit architecture is not the native one.
+func refuseForeignABIs() error {
+	native, err := arch.GetInfo("")
+	if err != nil {
+		return err
+	}
+	const (
+		ldAbsW = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		retK   = unix.BPF_RET | unix.BPF_K
+		archAt = 4 // offsetof(struct seccomp_data, arch)
+	)
+	prog := []unix.SockFilter{
+		{Code: ldAbsW, K: archAt},
+		{Code: jeqK, Jt: 0, Jf: 1, K: uint32(native.ID)},
+		{Code: retK, K: unix.SECCOMP_RET_ALLOW},
+		{Code: retK, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	return unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0)
 }
 
 // dropCaps empties the thread's capability sets and its bounding set, so

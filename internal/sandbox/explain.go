@@ -118,6 +118,11 @@ func (s *Sandbox) mayWrite(p string) bool {
 	if s.protected(r) {
 		return false
 	}
+	for _, d := range s.readOnly {
+		if r == d || strings.HasPrefix(r, d+string(filepath.Separator)) {
+			return false
+		}
+	}
 	for _, w := range s.writable {
 		if r == w || strings.HasPrefix(r, w+string(filepath.Separator)) {
 			return true

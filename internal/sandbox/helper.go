@@ -38,6 +38,10 @@ type helperSpec struct {
 	Hide []string `json:"hide,omitempty"`
 	// HideFiles are files covered by an empty read-only file (/dev/null).
 	HideFiles []string `json:"hidef,omitempty"`
+	// NoUnixSockets: the seccomp filter refuses creating unix sockets and
+	// io_uring (commands: the person's local services listen on named
+	// sockets that Landlock does not govern).
+	NoUnixSockets bool `json:"nounix,omitempty"`
 }
 
 func (sp helperSpec) encode() (string, error) {

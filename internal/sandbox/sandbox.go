@@ -153,6 +153,7 @@ type Sandbox struct {
 	source    string
 	ws        string
 	writable  []string // effective writable directories (besides the run's TMPDIR)
+	readOnly  []string // directories beneath writable ones kept read-only (the Go module cache without network)
 	network   bool
 	caps      Capabilities
 	helper    []string
@@ -207,7 +208,22 @@ func New(opt Options) (*Sandbox, []string) {
 		return s, []string{s.note + " (use --approval ask to approve each command yourself)"}
 	}
 	if opt.Mode == ModeWorkspaceWrite {
-		s.writable = writableDirs(opt.Workspace, opt.Writable, getenv)
+		// Without network nothing can be downloaded into the Go module
+		// cache, and go builds from it without checking go.sum: writable,
+		// a command could plant code there that the person's next go build
+		// runs, in any project. Read-only then (a bind, where it lies
+		// beneath another writable directory).
+		s.writable = writableDirs(opt.Workspace, opt.Writable, getenv, opt.Network)
+		if !opt.Network {
+			if mc := goModCache(getenv); mc != "" && !slices.Contains(s.writable, mc) {
+				for _, w := range s.writable {
+					if strings.HasPrefix(mc, w+string(filepath.Separator)) {
+						s.readOnly = append(s.readOnly, mc)
+						break
+					}
+				}
+			}
+		}
 	}
 	if !opt.Network && !s.caps.UserNS {
 		warns = append(warns, s.netFallbackNote())
@@ -338,7 +354,7 @@ func (s *Sandbox) ServerLaunch(sp ServerSpec) (Launch, error) {
 	noNS := s.noNS || !s.caps.UserNS
 	s.mu.Unlock()
 	hs := helperSpec{Writable: []string{dir}}
-	caches := writableDirs("", nil, os.Getenv)
+	caches := writableDirs("", nil, os.Getenv, true)
 	hs.Writable = append(hs.Writable, caches...)
 	if sp.WriteWorkspace && s.ws != "" {
 		hs.Writable = append(hs.Writable, s.ws)
@@ -463,10 +479,10 @@ func safeName(id string) string {
 
 // writableDirs is what workspace-write may write besides the run's TMPDIR:
 // the workspace, the build caches ($XDG_CACHE_HOME or ~/.cache, which holds
-// the Go build cache and pip's; GOCACHE, GOMODCACHE, npm's ~/.npm where
-// they exist) and the configured paths. Missing configured paths are
-// skipped (Landlock rules need an existing path).
-func writableDirs(ws string, extra []string, getenv func(string) string) []string {
+// the Go build cache and pip's; GOCACHE, GOMODCACHE (with modCache), npm's
+// ~/.npm where they exist) and the configured paths. Missing configured
+// paths are skipped (Landlock rules need an existing path).
+func writableDirs(ws string, extra []string, getenv func(string) string, modCache bool) []string {
 	home := getenv("HOME")
 	var out []string
 	add := func(p string, create bool) {
@@ -494,6 +510,24 @@ func writableDirs(ws string, extra []string, getenv func(string) string) []strin
 	}
 	add(cache, true)
 	add(getenv("GOCACHE"), false)
+	if modCache {
+		add(goModCache(getenv), false)
+	}
+	if home != "" {
+		add(filepath.Join(home, ".npm"), false)
+	}
+	add(getenv("npm_config_cache"), false)
+	add(getenv("PIP_CACHE_DIR"), false)
+	for _, p := range extra {
+		add(ExpandPath(p, ws, home), false)
+	}
+	return out
+}
+
+// goModCache is the Go module cache (GOMODCACHE, else the first GOPATH's
+// pkg/mod), symlinks resolved, or "" where it does not exist.
+func goModCache(getenv func(string) string) string {
+	home := getenv("HOME")
 	mod := getenv("GOMODCACHE")
 	if mod == "" {
 		gp := getenv("GOPATH")
@@ -504,16 +538,17 @@ func writableDirs(ws string, extra []string, getenv func(string) string) []strin
 			mod = filepath.Join(filepath.SplitList(gp)[0], "pkg", "mod")
 		}
 	}
-	add(mod, false)
-	if home != "" {
-		add(filepath.Join(home, ".npm"), false)
+	if !filepath.IsAbs(mod) {
+		return ""
 	}
-	add(getenv("npm_config_cache"), false)
-	add(getenv("PIP_CACHE_DIR"), false)
-	for _, p := range extra {
-		add(ExpandPath(p, ws, home), false)
+	r, err := filepath.EvalSymlinks(mod)
+	if err != nil {
+		return ""
 	}
-	return out
+	if st, err := os.Stat(r); err != nil || !st.IsDir() {
+		return ""
+	}
+	return r
 }
 
 // ExpandPath makes a configured path absolute: ~ is home, a relative path

@@ -136,7 +136,7 @@ func TestWritableDirs(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".npm"), 0o755)
 	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
 	env := map[string]string{"HOME": home}
-	got := writableDirs(ws, []string{extra, "~/.npm", "build", "/does/not/exist"}, func(k string) string { return env[k] })
+	got := writableDirs(ws, []string{extra, "~/.npm", "build", "/does/not/exist"}, func(k string) string { return env[k] }, true)
 	want := []string{ws, filepath.Join(home, ".cache"), filepath.Join(home, ".npm"), extra, filepath.Join(ws, "build")}
 	for _, w := range want {
 		r, _ := filepath.EvalSymlinks(w)
@@ -166,5 +166,40 @@ func TestScrubEnv(t *testing.T) {
 	// The model API key goes even if an allow-list names it.
 	if kept, _ := ScrubEnv([]string{"OPENAI_API_KEY=sk"}, []string{"OPENAI_API_KEY"}, secret); len(kept) != 0 {
 		t.Errorf("OPENAI_API_KEY kept: %q", kept)
+	}
+}
+
+// Without network the Go module cache is not writable (nothing can be
+// downloaded into it, and go builds from it unchecked): left out of the
+// writable directories, or kept read-only where it lies beneath one.
+func TestModuleCacheReadOnlyWithoutNetwork(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	gopath := filepath.Join(home, "go")
+	underCache := filepath.Join(home, ".cache", "gomod")
+	for _, d := range []string{filepath.Join(gopath, "pkg", "mod"), underCache} {
+		os.MkdirAll(d, 0o755)
+	}
+	probe := func() Capabilities { return Capabilities{LandlockABI: 7, UserNS: true} }
+	for _, tc := range []struct {
+		env      map[string]string
+		network  bool
+		readOnly bool
+	}{
+		{map[string]string{"HOME": home}, true, false},
+		{map[string]string{"HOME": home}, false, false},
+		{map[string]string{"HOME": home, "GOMODCACHE": underCache}, false, true},
+	} {
+		sb, _ := New(Options{Mode: ModeWorkspaceWrite, Workspace: ws, Network: tc.network, Probe: probe,
+			Getenv: func(k string) string { return tc.env[k] }})
+		mc := goModCache(func(k string) string { return tc.env[k] })
+		if mc == "" {
+			t.Fatalf("no module cache for %v", tc.env)
+		}
+		if got := sb.mayWrite(filepath.Join(mc, "example.com", "lib@v1.0.0", "lib.go")); got != tc.network {
+			t.Errorf("%v network=%v: a command may write the module cache: %v", tc.env, tc.network, got)
+		}
+		if got := slices.Contains(sb.readOnly, mc); got != tc.readOnly {
+			t.Errorf("%v network=%v: read-only bind of the module cache %v, want %v", tc.env, tc.network, got, tc.readOnly)
+		}
 	}
 }

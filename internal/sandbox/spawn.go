@@ -106,7 +106,7 @@ func (s *Sandbox) dropSpawner(runID string, sp *spawner) {
 // spec is what a helper applies for a run whose TMPDIR is tmp; netns: start
 // it in a new network namespace.
 func (s *Sandbox) spec(tmp string, noNS bool) (helperSpec, bool) {
-	sp := helperSpec{ReadOnly: s.mode == ModeReadOnly, Writable: append([]string{tmp}, s.writable...)}
+	sp := helperSpec{ReadOnly: s.mode == ModeReadOnly, Writable: append([]string{tmp}, s.writable...), NoUnixSockets: true}
 	netns := false
 	if !s.network {
 		if noNS {
@@ -121,6 +121,7 @@ func (s *Sandbox) spec(tmp string, noNS bool) (helperSpec, bool) {
 	sp.Mounts = true
 	if !sp.ReadOnly {
 		sp.Pin, sp.Protect = gitProtection(s.ws, s.writable)
+		sp.Protect = append(sp.Protect, s.readOnly...)
 	}
 	if s.stateDir != "" {
 		sp.Hide, sp.HideFiles = hideState(s.stateDir, s.ws)
