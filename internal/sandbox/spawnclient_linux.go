@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +28,11 @@ type spawner struct {
 	p    *proc.Process
 	conn *unixPackets
 	errb *bytes.Buffer // what it printed (why it failed)
+
+	// userns is the inode of the spawner's user namespace (0: none):
+	// whatever a command left in it, marker cleared and group left
+	// included, is ended with the spawner.
+	userns uint64
 
 	mu      sync.Mutex
 	next    uint64
@@ -84,6 +90,12 @@ func startSpawner(argv []string, sp helperSpec, netns bool, env []string) (*spaw
 			err = fmt.Errorf("%w (%s)", err, msg)
 		}
 		return nil, fmt.Errorf("sandbox: the command spawner did not start: %w", err)
+	}
+	if sp.Mounts || netns {
+		var st syscall.Stat_t
+		if err := syscall.Stat(fmt.Sprintf("/proc/%d/ns/user", p.Identity().PID), &st); err == nil {
+			s.userns = st.Ino
+		}
 	}
 	go s.read()
 	return s, nil
@@ -152,6 +164,87 @@ func (s *spawner) close() {
 	s.mu.Unlock()
 	s.conn.c.Close()
 	s.p.KillGroup()
+	if s.userns != 0 {
+		endNamespace(s.userns)
+	}
+}
+
+// endNamespace kills every process whose user namespace is userns or one
+// nested in it — what a command left behind with its marker cleared and
+// outside its process group (env -i setsid -f ...) — and waits, briefly,
+// until they are gone.
+func endNamespace(userns uint64) {
+	for round := 0; round < 50; round++ {
+		pids := inNamespace(userns)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// inNamespace lists the live processes in user namespace userns or below.
+func inNamespace(userns uint64) []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	self := os.Getpid()
+	var out []int
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid == self {
+			continue
+		}
+		if underNamespace(pid, userns) && !zombie(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// nsGetParent is the NS_GET_PARENT ioctl.
+const nsGetParent = 0xb702
+
+// underNamespace reports whether pid's user namespace is userns or a
+// descendant of it.
+func underNamespace(pid int, userns uint64) bool {
+	fd, err := syscall.Open(fmt.Sprintf("/proc/%d/ns/user", pid), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	for depth := 0; depth < 33; depth++ {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			break
+		}
+		if st.Ino == userns {
+			syscall.Close(fd)
+			return true
+		}
+		parent, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), nsGetParent, 0)
+		syscall.Close(fd)
+		if errno != 0 {
+			return false
+		}
+		fd = int(parent)
+	}
+	syscall.Close(fd)
+	return false
+}
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
 // alive reports whether the spawner can take commands.
