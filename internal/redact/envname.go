@@ -105,6 +105,11 @@ func ClassifyEnvName(name string) EnvClass {
 	if slices.Contains(urlEnvNames, up) {
 		return EnvURL
 	}
+	// git's configuration from the environment can carry an
+	// http.extraHeader with a token; its keys and values go together.
+	if up == "GIT_CONFIG_PARAMETERS" || up == "GIT_CONFIG_COUNT" || strings.HasPrefix(up, "GIT_CONFIG_KEY_") || strings.HasPrefix(up, "GIT_CONFIG_VALUE_") {
+		return EnvSecret
+	}
 	words := envWords(name)
 	if len(words) == 0 {
 		return EnvPlain
@@ -134,7 +139,7 @@ func ClassifyEnvName(name string) EnvClass {
 			}
 		case w == "SESSION":
 			session = true
-		case w == "PW", w == "PWD", w == "KEY", w == "KEYS", w == "JWT", w == "SALT", w == "SIGNING",
+		case w == "PW", w == "PWD", w == "PAT", w == "KEY", w == "KEYS", w == "JWT", w == "SALT", w == "SIGNING",
 			w == "WEBHOOK", w == "WEBHOOKS", w == "APIKEY", w == "PASSCODE":
 			secret = true
 		case len(w) > 3 && strings.HasSuffix(w, "KEY") && !notKeyWord(w):
