@@ -207,13 +207,7 @@ func layerLabel(l event.ContextLayer) string {
 
 // entryWhat names an entry: its count and kind, its ref, its seq range.
 func entryWhat(e event.ContextItem) string {
-	s := kindWords(e.Kind, e.Count)
-	if e.Count > 1 {
-		s = strconv.Itoa(e.Count) + " " + s
-	}
-	if e.Ref != "" {
-		s += " " + e.Ref
-	}
+	s := protocol.ItemWords(e)
 	switch {
 	case e.FirstSeq > 0 && e.LastSeq > e.FirstSeq:
 		s += fmt.Sprintf(" (seq %d-%d)", e.FirstSeq, e.LastSeq)
@@ -221,27 +215,6 @@ func entryWhat(e event.ContextItem) string {
 		s += fmt.Sprintf(" (seq %d)", e.FirstSeq)
 	}
 	return s
-}
-
-func kindWords(kind string, n int) string {
-	w := map[string]string{
-		"person": "message of yours", "assistant": "assistant message", "tool_result": "tool result",
-		"summary": "summary", "file": "file", "plan": "plan", "map": "repo map", "instructions": "instructions",
-		"tool": "tool", "messages": "message",
-	}[kind]
-	if w == "" {
-		w = kind
-	}
-	if n > 1 {
-		switch kind {
-		case "person":
-			return "messages of yours"
-		case "instructions", "messages":
-			return "messages"
-		}
-		return w + "s"
-	}
-	return w
 }
 
 func orDash(s string) string {

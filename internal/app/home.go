@@ -113,14 +113,18 @@ func (h *Home) Run(ctx context.Context, id string) (protocol.RunInfo, error) {
 // Runs lists every run, newest first.
 func (h *Home) Runs(ctx context.Context) ([]protocol.RunInfo, error) {
 	rs, err := h.st.ListRuns(ctx)
-	if err != nil {
-		return nil, err
+	return runInfos(rs), err
+}
+
+func runInfos(rs []store.Run) []protocol.RunInfo {
+	if rs == nil {
+		return nil
 	}
 	out := make([]protocol.RunInfo, len(rs))
 	for i, r := range rs {
 		out[i] = runInfo(r)
 	}
-	return out, nil
+	return out
 }
 
 // Events is a run's journal.
@@ -315,14 +319,7 @@ func (h *Home) Prune(ctx context.Context, olderThan time.Duration, opt DeleteOpt
 // first (a dry run); a run a live process holds is among them.
 func (h *Home) PruneCandidates(ctx context.Context, olderThan time.Duration) ([]protocol.RunInfo, error) {
 	rs, err := pruneCandidates(ctx, h.st, olderThan)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]protocol.RunInfo, len(rs))
-	for i, r := range rs {
-		out[i] = runInfo(r)
-	}
-	return out, nil
+	return runInfos(rs), err
 }
 
 // Rollback restores a checkpoint of a run no process drives (a run this
