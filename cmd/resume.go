@@ -179,7 +179,7 @@ func resumeTUI(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 	if err != nil {
 		return err
 	}
-	peek, err := h.Peek(cmd.Context(), id)
+	peek, err := h.PeekRow(cmd.Context(), id) // the row is enough: the TUI folds the journal once
 	h.Close()
 	if err != nil {
 		return appErr(err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"agent/internal/agent"
 	"agent/internal/capture"
 	"agent/internal/checkpoint"
 	"agent/internal/config"
@@ -148,15 +149,33 @@ type Peeked struct {
 
 // Peek reads a run and folds its journal without taking its lock.
 func (h *Home) Peek(ctx context.Context, id string) (Peeked, error) {
-	row, st, err := peekRun(ctx, h.st, id)
+	row, err := h.st.GetRun(ctx, id)
 	if err != nil {
 		return Peeked{}, err
 	}
-	p := Peeked{Run: runInfo(row), Status: st.Status, Answer: st.Answer, Prior: priorOf(row, st), Sandbox: runSandbox(ctx, h.st, row.ID)}
+	evs, err := h.st.Events(ctx, row.ID, 0)
+	if err != nil {
+		return Peeked{}, err
+	}
+	st := agent.Fold(row.ID, evs)
+	p := Peeked{Run: runInfo(row), Status: st.Status, Answer: st.Answer, Prior: priorOf(row, st), Sandbox: sandboxOf(evs)}
 	for _, oc := range st.Open {
 		p.Open = append(p.Open, oc.Call.ID)
 	}
 	return p, nil
+}
+
+// PeekRow is Peek without the fold, for a frontend that folds the journal
+// itself when it opens the run (the TUI): the status and answer are the
+// row's, Open is empty and the prior provider follows from the model's
+// name.
+func (h *Home) PeekRow(ctx context.Context, id string) (Peeked, error) {
+	row, err := h.st.GetRun(ctx, id)
+	if err != nil {
+		return Peeked{}, err
+	}
+	return Peeked{Run: runInfo(row), Status: row.Status, Answer: row.Answer, Prior: priorOf(row, nil),
+		Sandbox: runSandbox(ctx, h.st, row.ID)}, nil
 }
 
 // repo is the shadow repository of workspace.

@@ -28,7 +28,7 @@ type DeleteOptions struct {
 	Reason string
 	// Deleted reports each run once it is deleted (nil: not reported).
 	Deleted func(protocol.RunInfo, protocol.Deleted)
-	// Skipped reports each run PruneOlder leaves because a live process
+	// Skipped reports each run Home.Prune leaves because a live process
 	// holds it (nil: not reported).
 	Skipped func(protocol.RunInfo)
 	// Warn receives warnings for the person, e.g. that the write-ahead log
@@ -43,7 +43,7 @@ func (o *DeleteOptions) warn(msg string) {
 }
 
 // deleteRuns deletes the runs with those ids (or unique id prefixes), each
-// with DeleteRun, then empties the write-ahead log (Scrub). Every id is
+// with deleteRun, then empties the write-ahead log (scrubJournal). Every id is
 // resolved and every run's lock taken before anything is deleted: an unknown
 // or ambiguous id is a *UsageError, and a run a live process holds is a
 // *UsageError that is also ErrRunInUse, and then nothing is deleted. An id
@@ -116,7 +116,7 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 	return nil
 }
 
-// pruneOlder deletes, with DeleteRun, every run whose last activity (its
+// pruneOlder deletes, with deleteRun, every run whose last activity (its
 // newest event) is older than olderThan, skipping (and reporting) the runs a
 // live process holds, then empties the write-ahead log if it deleted any. It
 // returns how many runs it deleted, also when it stops at an error.
@@ -186,9 +186,9 @@ func positiveAge(d time.Duration) error {
 // PruneRetention is the [trace] retention prune agent run does before a new
 // run: pruneOlder(retention) in the journal under home, with the reason
 // "retention: [trace] retention = <retention>", reporting nothing (a warning
-// of Scrub is dropped, a run in use is kept). A retention <= 0 keeps
+// of scrubJournal is dropped, a run in use is kept). A retention <= 0 keeps
 // everything and does not even open the journal. It returns how many runs it
-// deleted; a journal that cannot be opened is OpenStore's error.
+// deleted; a journal that cannot be opened is openJournal's error.
 func PruneRetention(ctx context.Context, home string, retention time.Duration) (int, error) {
 	if retention <= 0 {
 		return 0, nil
@@ -205,7 +205,7 @@ func PruneRetention(ctx context.Context, home string, retention time.Duration) (
 // its snapshots in the shadow repository first (a failure there leaves the
 // run listed, so the deletion can be retried), then its journal rows with
 // their audit row (store.DeleteRun), then its lock file. The caller still
-// unlocks lock. Call Scrub after a batch of deletions.
+// unlocks lock. Call scrubJournal after a batch of deletions.
 func deleteRun(ctx context.Context, st *store.Store, r store.Run, reason string, lock *flock.Flock) (store.Deleted, error) {
 	if err := checkpoint.DeleteRunSnapshots(st.Home(), r.Workspace, r.ID); err != nil {
 		return store.Deleted{}, fmt.Errorf("delete the checkpoints of run %s (nothing of the run was deleted from the journal): %w", r.ID, err)
@@ -220,7 +220,7 @@ func deleteRun(ctx context.Context, st *store.Store, r store.Run, reason string,
 	return d, nil
 }
 
-// ScrubError is Scrub's failure to empty the write-ahead log: worth a
+// ScrubError is scrubJournal's failure to empty the write-ahead log: worth a
 // warning, not a failure (a live reader in another process may hold it).
 type ScrubError struct {
 	WAL string // the write-ahead log file
@@ -242,7 +242,7 @@ func scrubJournal(ctx context.Context, st *store.Store) error {
 	return nil
 }
 
-// scrub runs Scrub after deletions even when ctx was cancelled midway: the
+// scrub runs scrubJournal after deletions even when ctx was cancelled midway: the
 // runs deleted so far should not stay readable in the log.
 func scrub(ctx context.Context, st *store.Store, opt *DeleteOptions) {
 	if err := scrubJournal(context.WithoutCancel(ctx), st); err != nil {
@@ -250,7 +250,7 @@ func scrub(ctx context.Context, st *store.Store, opt *DeleteOptions) {
 	}
 }
 
-// unknownRunsError lists the ids DeleteRuns could not resolve; it matches
+// unknownRunsError lists the ids deleteRuns could not resolve; it matches
 // store.ErrNotFound when one of them is unknown.
 type unknownRunsError struct{ errs []error }
 

@@ -381,8 +381,8 @@ func TestPruneRetentionUnsafeHome(t *testing.T) {
 	}
 }
 
-// A reader in another connection keeps Scrub from emptying the log: a
-// *ScrubError naming the file, which DeleteRuns passes on as a warning.
+// A reader in another connection keeps scrubJournal from emptying the log: a
+// *ScrubError naming the file, which deleteRuns passes on as a warning.
 func TestScrubBusyIsAWarning(t *testing.T) {
 	ctx := context.Background()
 	st := openTestStore(t)

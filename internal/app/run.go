@@ -73,20 +73,6 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 	return r, nil
 }
 
-// peekRun reads a run and its folded state without taking it over (to pick
-// the settings a resume needs, or to print a finished run's answer).
-func peekRun(ctx context.Context, st *store.Store, id string) (store.Run, *agent.State, error) {
-	run, err := st.GetRun(ctx, id)
-	if err != nil {
-		return store.Run{}, nil, err
-	}
-	evs, err := st.Events(ctx, run.ID, 0)
-	if err != nil {
-		return store.Run{}, nil, err
-	}
-	return run, agent.Fold(run.ID, evs), nil
-}
-
 // OpenRun takes over an existing run of the session's workspace: its lock,
 // then its journal folded under the lock. The run keeps the approval rules
 // it started with; the session's deny rules are added.

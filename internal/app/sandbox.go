@@ -62,6 +62,11 @@ func runSandbox(ctx context.Context, st *store.Store, runID string) string {
 	if err != nil {
 		return ""
 	}
+	return sandboxOf(evs)
+}
+
+// sandboxOf is runSandbox over a journal already read.
+func sandboxOf(evs []event.Event) string {
 	for _, ev := range evs {
 		if d, ok := ev.Data.(*event.RunStartedData); ok && d.Sandbox != nil {
 			if d.Sandbox.Requested != "" {

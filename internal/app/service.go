@@ -187,7 +187,7 @@ func openJournal(ctx context.Context, home string) (*store.Store, error) {
 	return openStore(ctx, home, store.Open)
 }
 
-// openJournalRead is OpenStore for a command that only reads the journal: on
+// openJournalRead is openJournal for a command that only reads the journal: on
 // a state directory that cannot be written it opens the journal read-only,
 // without creating or migrating anything (store.OpenRead).
 func openJournalRead(ctx context.Context, home string) (*store.Store, error) {

@@ -32,7 +32,7 @@ type Flags struct {
 	// Sandbox is --sandbox: workspace-write, read-only or off.
 	Sandbox string
 	// PriorSandbox, when continuing a run, is the sandbox mode it started
-	// with (RunSandbox); it stands in for file and default values.
+	// with (Home.Peek); it stands in for file and default values.
 	PriorSandbox string
 }
 
