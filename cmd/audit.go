@@ -22,22 +22,13 @@ rollbacks, exports and deletions are recorded too. The log is append-only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			st, err := openStoreRead(cmd)
+			h, err := openHomeRead(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			id := ""
-			if runID != "" {
-				run, err := st.GetRun(ctx, runID)
-				if err != nil {
-					// A deleted run keeps its audit rows: accept its exact id.
-					id = runID
-				} else {
-					id = run.ID
-				}
-			}
-			rows, err := st.AuditLog(ctx, id)
+			defer h.Close()
+			rows, err := h.Audit(ctx, runID) // a deleted run keeps its rows: its exact id works
+
 			if err != nil {
 				return withCode(ExitFailed, err)
 			}

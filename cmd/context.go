@@ -41,43 +41,19 @@ whose bytes changed since the previous request, the hash of the stable prefix
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := openStoreRead(cmd)
+			h, err := openHomeRead(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			run, err := st.GetRun(ctx, args[0])
+			defer h.Close()
+			req, err := h.Request(ctx, args[0], step)
 			if err != nil {
-				return notFound(err)
-			}
-			evs, err := st.Events(ctx, run.ID, 0)
-			if err != nil {
-				return withCode(ExitFailed, err)
-			}
-			var found *event.ModelRequestData
-			comps := map[int64]*event.CompactionData{}
-			last := 0
-			for _, ev := range evs {
-				switch d := ev.Data.(type) {
-				case *event.ModelRequestData:
-					last = d.Step
-					if step == 0 || d.Step == step {
-						found = d
-					}
-				case *event.CompactionData:
-					comps[ev.Seq] = d
-				}
-			}
-			if found == nil {
-				if last == 0 {
-					return usageErr("run %s made no model request yet", run.ID)
-				}
-				return usageErr("run %s has no step %d (steps 1..%d)", run.ID, step, last)
+				return appErr(err)
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), found)
+				return writeJSON(cmd.OutOrStdout(), req.Request)
 			}
-			return writeContextReport(cmd.OutOrStdout(), run.ID, found, comps[found.Context.Compacted])
+			return writeContextReport(cmd.OutOrStdout(), req.RunID, req.Request, req.Compaction)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the model_request payload as JSON")
@@ -231,13 +207,7 @@ func layerLabel(l event.ContextLayer) string {
 
 // entryWhat names an entry: its count and kind, its ref, its seq range.
 func entryWhat(e event.ContextItem) string {
-	s := kindWords(e.Kind, e.Count)
-	if e.Count > 1 {
-		s = strconv.Itoa(e.Count) + " " + s
-	}
-	if e.Ref != "" {
-		s += " " + e.Ref
-	}
+	s := protocol.ItemWords(e)
 	switch {
 	case e.FirstSeq > 0 && e.LastSeq > e.FirstSeq:
 		s += fmt.Sprintf(" (seq %d-%d)", e.FirstSeq, e.LastSeq)
@@ -245,27 +215,6 @@ func entryWhat(e event.ContextItem) string {
 		s += fmt.Sprintf(" (seq %d)", e.FirstSeq)
 	}
 	return s
-}
-
-func kindWords(kind string, n int) string {
-	w := map[string]string{
-		"person": "message of yours", "assistant": "assistant message", "tool_result": "tool result",
-		"summary": "summary", "file": "file", "plan": "plan", "map": "repo map", "instructions": "instructions",
-		"tool": "tool", "messages": "message",
-	}[kind]
-	if w == "" {
-		w = kind
-	}
-	if n > 1 {
-		switch kind {
-		case "person":
-			return "messages of yours"
-		case "instructions", "messages":
-			return "messages"
-		}
-		return w + "s"
-	}
-	return w
 }
 
 func orDash(s string) string {

@@ -9,8 +9,6 @@ import (
 
 	"agent/internal/app"
 	"agent/internal/capture"
-	"agent/internal/checkpoint"
-	"agent/internal/config"
 )
 
 // newEvalCaptureCmd is `agent eval capture`; the constructor of `agent eval`
@@ -40,57 +38,22 @@ agent eval DIR.`,
 			if name != "" && !capture.ValidName(name) {
 				return usageErr("--name %q: use letters, digits, '.', '_' and '-' (no '/'), starting with a letter or digit", name)
 			}
-			ctx := cmd.Context()
-			st, err := openStore(cmd)
+			h, err := openHome(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			run, err := st.GetRun(ctx, args[0])
-			if err != nil {
-				return notFound(err)
-			}
-			evs, err := st.Events(ctx, run.ID, 0)
-			if err != nil {
-				return withCode(ExitFailed, err)
-			}
-			opt := capture.Options{RunID: run.ID, Events: evs, Dir: dir, Name: name}
-			if cp := capture.FirstCheckpoint(evs); cp != "" {
-				cps, err := checkpoint.Open(st.Home(), run.Workspace)
-				if err != nil {
-					return withCode(ExitFailed, fmt.Errorf("the checkpoints of run %s: %w (the fixture comes from the workspace's shadow repository; its workspace must still exist)", run.ID, err))
-				}
-				defer cps.Close()
-				opt.Fixture = capture.Checkpoint{Store: cps, ID: cp}
-				if head, err := cps.Head(run.ID); err == nil && head.ID != "" {
-					if d, err := cps.Diff(ctx, cp, head.ID); err == nil {
-						opt.Changed = []string{}
-						for _, ch := range d {
-							opt.Changed = append(opt.Changed, ch.Path)
-						}
-					}
-				}
-			} else {
-				opt.Fixture = capture.GitHead{Workspace: run.Workspace}
-			}
-			set := &app.Settings{Home: st.Home(), Workspace: run.Workspace}
-			if cfg, _, err := config.Load(run.Workspace, config.Sources{}); err == nil {
-				set.RedactPII, set.InternalDomains = cfg.RedactPII, cfg.InternalDomains
-			}
-			red, err := app.NewRedactor(set)
-			if err != nil {
-				return err
-			}
-			opt.Redactor = red
-			task, err := capture.Capture(ctx, opt)
+			defer h.Close()
+			task, err := h.Capture(cmd.Context(), args[0], app.CaptureOptions{Dir: dir, Name: name})
 			switch {
 			case errors.Is(err, capture.ErrExists), errors.Is(err, capture.ErrNoFixture):
 				return usageErr("%v", err)
+			case app.IsNotFound(err):
+				return notFound(err)
 			case err != nil:
 				return withCode(ExitFailed, err)
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "captured run %s as %s: %d model turn(s), %d fixture file(s)\n", run.ID, task.Dir, task.Turns, task.Files)
+			fmt.Fprintf(w, "captured run %s as %s: %d model turn(s), %d fixture file(s)\n", task.RunID, task.Dir, task.Turns, task.Files)
 			fmt.Fprintf(w, "the run ended %s\n", task.Outcome)
 			fmt.Fprintf(w, "next: fill in [expect] in %s, then: agent eval %s\n", filepath.Join(task.Dir, "task.toml"), dir)
 			return nil

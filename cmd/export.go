@@ -69,15 +69,15 @@ string is redacted. The audit row is written before anything is sent.`,
 }
 
 func runExportOTLP(cmd *cobra.Command, id, url string) error {
-	st, err := openStore(cmd) // an export that leaves the machine is always audited
+	h, err := openHome(cmd) // an export that leaves the machine is always audited
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer h.Close()
 	errw := cmd.ErrOrStderr()
 	ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
 	defer cancel()
-	res, err := app.ExportOTLP(ctx, st, id, url, app.OTLPOptions{
+	res, err := h.ExportOTLP(ctx, id, url, app.OTLPOptions{
 		Warn: func(w string) { warn(errw, w) },
 	})
 	if err != nil {
@@ -92,17 +92,17 @@ func runExportOTLP(cmd *cobra.Command, id, url string) error {
 }
 
 func runExport(cmd *cobra.Command, id, outFile string) error {
-	st, err := openStoreRead(cmd)
+	h, err := openHomeRead(cmd)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer h.Close()
 	errw := cmd.ErrOrStderr()
 	to := app.ExportTarget{Path: outFile}
 	if outFile == "" || outFile == "-" {
 		to = app.ExportTarget{W: cmd.OutOrStdout()}
 	}
-	res, err := app.Export(cmd.Context(), st, id, to, app.ExportOptions{
+	res, err := h.Export(cmd.Context(), id, to, app.ExportOptions{
 		Warn: func(w string) { warn(errw, w) },
 	})
 	var pe *app.ExportPathError

@@ -70,18 +70,14 @@ signature}]}], text, stats}, files in rank order.`,
 			}
 			opts := repomap.Options{Root: ws, Tokens: tokens, Focus: slices.Concat(groups...), Query: query, Workers: min(runtime.GOMAXPROCS(0), 8)}
 			if !noCache {
-				st, err := openStore(cmd)
+				h, err := openHome(cmd)
 				if err != nil {
 					return err
 				}
-				defer st.Close()
-				red, err := app.NewRedactor(&app.Settings{Home: st.Home(), Workspace: ws})
-				if err != nil {
-					return err
-				}
+				defer h.Close()
 				// rows and snapshot are redacted as a run's are: the tags
 				// quote signatures, and a constant may hold a secret
-				c, err := app.OpenRepoMapCache(cmd.Context(), st, ws, red, func(w string) { warn(os.Stderr, w) })
+				c, err := h.RepoMapCache(cmd.Context(), ws, func(w string) { warn(os.Stderr, w) })
 				if err != nil {
 					return withCode(ExitFailed, err)
 				}

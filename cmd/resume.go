@@ -6,8 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"agent/internal/agent"
-	"agent/internal/app"
 	"agent/internal/event"
 	"agent/internal/protocol"
 	"agent/internal/tui"
@@ -100,31 +98,30 @@ type resumeRequest struct {
 func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) error {
 	ctx := cmd.Context()
 	opt, message := req.opt, req.message
-	st0, err := openStore(cmd)
+	h, err := openHome(cmd)
 	if err != nil {
 		return err
 	}
-	row, state, err := app.PeekRun(ctx, st0, id)
-	if err == nil {
-		f.priorSandbox = app.RunSandbox(ctx, st0, row.ID)
-	}
-	st0.Close()
+	peek, err := h.Peek(ctx, id)
+	h.Close()
 	if err != nil {
 		return appErr(err)
 	}
-	idle := protocol.Finished(state.Status) && message == "" && len(opt) == 0
+	row := peek.Run
+	f.priorSandbox = peek.Sandbox
+	idle := protocol.Finished(peek.Status) && message == "" && len(opt) == 0
 	if idle && !req.compact {
 		// Nothing to continue: print the final answer, as the contract says.
 		fmt.Fprintf(os.Stderr, "run: %s\n", row.ID)
 		if !f.json {
-			printAnswer(cmd.OutOrStdout(), state.Answer)
+			printAnswer(cmd.OutOrStdout(), peek.Answer)
 		}
 		return nil
 	}
 	if f.dir == "" {
 		f.dir = row.Workspace
 	}
-	set, err := settingsFor(f, app.PriorOf(row, state))
+	set, err := settingsFor(f, peek.Prior)
 	if err != nil {
 		return err
 	}
@@ -149,12 +146,12 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 			fmt.Fprintln(os.Stderr, "nothing to compact yet")
 		}
 		if !f.json {
-			printAnswer(cmd.OutOrStdout(), state.Answer)
+			printAnswer(cmd.OutOrStdout(), peek.Answer)
 		}
 		return nil
 	}
-	if message != "" && len(run.State().Open) > 0 {
-		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", row.ID, openIDs(run.State()))
+	if open := run.OpenCalls(); message != "" && len(open) > 0 {
+		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", row.ID, fmt.Sprint(open))
 	}
 	for callID, d := range opt {
 		if err := run.Decide(ctx, callID, d); err != nil {
@@ -178,32 +175,23 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 
 // resumeTUI reopens a run in the interactive session, in its workspace.
 func resumeTUI(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) error {
-	st0, err := openStore(cmd)
+	h, err := openHome(cmd)
 	if err != nil {
 		return err
 	}
-	row, err := st0.GetRun(cmd.Context(), id) // the row is enough: the TUI folds the journal once
-	if err == nil {
-		f.priorSandbox = app.RunSandbox(cmd.Context(), st0, row.ID)
-	}
-	st0.Close()
+	peek, err := h.PeekRow(cmd.Context(), id) // the row is enough: the TUI folds the journal once
+	h.Close()
 	if err != nil {
 		return appErr(err)
 	}
+	row := peek.Run
+	f.priorSandbox = peek.Sandbox
 	if f.dir == "" {
 		f.dir = row.Workspace
 	}
-	set, err := settingsFor(f, app.PriorOf(row, nil)) // the provider follows from the model's name
+	set, err := settingsFor(f, peek.Prior)
 	if err != nil {
 		return err
 	}
 	return runTUIWith(cmd, set, tui.Options{ResumeID: row.ID, Decisions: req.opt, Message: req.message, Compact: req.compact})
-}
-
-func openIDs(st *agent.State) string {
-	var ids []string
-	for _, oc := range st.Open {
-		ids = append(ids, oc.Call.ID)
-	}
-	return fmt.Sprint(ids)
 }

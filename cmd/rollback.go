@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/app"
-	"agent/internal/checkpoint"
+	"agent/internal/protocol"
 	"agent/internal/termtext"
 )
 
@@ -33,17 +33,17 @@ rewinds the run's active conversation to the checkpoint (the trace keeps every e
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := openStore(cmd)
+			h, err := openHome(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			res, err := app.Rollback(ctx, st, args[0], app.RollbackOptions{Files: true, Conversation: conversation})
+			defer h.Close()
+			res, err := h.Rollback(ctx, args[0], app.RollbackOptions{Files: true, Conversation: conversation})
 			if err != nil {
 				return appErr(err)
 			}
 			for _, ch := range res.Changes {
-				if ch.Action != checkpoint.ActionKept {
+				if ch.Action != protocol.FileKept {
 					fmt.Fprintf(os.Stderr, "  %s %s\n", ch.Action, termtext.Field(ch.Path))
 				}
 			}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"agent/internal/agent"
 	"agent/internal/app"
 	"agent/internal/event"
 	"agent/internal/protocol"
@@ -48,7 +47,7 @@ func (f *runFlags) register(c *cobra.Command, rules bool) {
 		fl.StringArrayVar(&f.allow, "allow", nil, "allow rule, e.g. 'run_command(go test *)' (repeatable)")
 		fl.StringArrayVar(&f.deny, "deny", nil, "deny rule, e.g. 'run_command(rm *)' (repeatable)")
 	}
-	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "stop with an error after this many model requests")
+	fl.IntVar(&f.maxSteps, "max-steps", app.DefaultMaxSteps, "stop with an error after this many model requests")
 	fl.BoolVar(&f.json, "json", false, "print the event stream as JSON lines on stdout")
 	fl.StringVar(&f.replay, "replay", "", "replay model turns from a script file instead of calling a model (tests, demos, evals)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "stream the model's text to stderr as it arrives")

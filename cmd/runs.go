@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 
 	"agent/internal/app"
 	"agent/internal/event"
-	"agent/internal/store"
 	"agent/internal/termtext"
 )
 
@@ -36,19 +34,19 @@ func newRunsCmd() *cobra.Command {
   agent runs --json | jq -r '.[] | select(.status=="failed") | .run_id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStoreRead(cmd)
+			h, err := openHomeRead(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			runs, err := st.ListRuns(cmd.Context())
+			defer h.Close()
+			runs, err := h.Runs(cmd.Context())
 			if err != nil {
 				return withCode(ExitFailed, err)
 			}
 			for i := range runs {
 				// A run marked running whose process is gone was cut short:
 				// show it as interrupted (resumable), as a signal would leave it.
-				if runs[i].Status == event.StatusRunning && !app.RunIsLive(st.Home(), runs[i].ID) {
+				if runs[i].Status == event.StatusRunning && !app.RunIsLive(h.Dir(), runs[i].ID) {
 					runs[i].Status = event.StatusInterrupted
 				}
 			}
@@ -89,7 +87,6 @@ func firstLine(s string) string {
 	return s
 }
 
-// openStore opens the journal for listing commands.
 // openHome opens the state directory's read and maintenance side.
 // openHomeRead opens the state directory for a command that only reads it.
 func openHomeRead(cmd *cobra.Command) (*app.Home, error) {
@@ -98,26 +95,4 @@ func openHomeRead(cmd *cobra.Command) (*app.Home, error) {
 		return nil, appErr(err)
 	}
 	return h, nil
-}
-
-func openStore(cmd *cobra.Command) (*store.Store, error) {
-	return openStoreWith(cmd, app.OpenStore)
-}
-
-// openStoreRead opens the journal for a command that only reads it: a
-// read-only AGENT_HOME is read as it is, without migrating.
-func openStoreRead(cmd *cobra.Command) (*store.Store, error) {
-	return openStoreWith(cmd, app.OpenStoreRead)
-}
-
-func openStoreWith(cmd *cobra.Command, open func(context.Context, string) (*store.Store, error)) (*store.Store, error) {
-	home, err := app.StateHome()
-	if err != nil {
-		return nil, err
-	}
-	st, err := open(cmd.Context(), home)
-	if err != nil {
-		return nil, appErr(err)
-	}
-	return st, nil
 }

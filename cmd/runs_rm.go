@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/app"
-	"agent/internal/store"
+	"agent/internal/protocol"
 )
 
 func newRunsRmCmd() *cobra.Command {
@@ -37,15 +37,15 @@ anything is deleted: an unknown id deletes nothing. Any unique id prefix works.`
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(cmd)
+			h, err := openHome(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer h.Close()
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			return deleteErr(app.DeleteRuns(cmd.Context(), st, args, app.DeleteOptions{
+			return deleteErr(h.Delete(cmd.Context(), args, app.DeleteOptions{
 				Reason:  "agent runs rm by " + app.Whoami(),
-				Deleted: func(r store.Run, d store.Deleted) { printDeleted(out, r, d) },
+				Deleted: func(r protocol.RunInfo, d protocol.Deleted) { printDeleted(out, r, d) },
 				Warn:    func(w string) { warn(errw, w) },
 			}))
 		},
@@ -76,14 +76,14 @@ The duration is a Go duration: 720h is 30 days (no d or w units).`,
 				return usageErr("--older-than %q is not a positive Go duration: use hours, e.g. --older-than 720h for 30 days", olderThan)
 			}
 			ctx := cmd.Context()
-			st, err := openStore(cmd)
+			h, err := openHome(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
+			defer h.Close()
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if dryRun {
-				runs, err := app.PruneCandidates(ctx, st, d)
+				runs, err := h.PruneCandidates(ctx, d)
 				if err != nil {
 					return deleteErr(err)
 				}
@@ -95,10 +95,10 @@ The duration is a Go duration: 720h is 30 days (no d or w units).`,
 				}
 				return nil
 			}
-			n, err := app.PruneOlder(ctx, st, d, app.DeleteOptions{
+			n, err := h.Prune(ctx, d, app.DeleteOptions{
 				Reason:  "agent runs prune --older-than " + d.String() + " by " + app.Whoami(),
-				Deleted: func(r store.Run, del store.Deleted) { printDeleted(out, r, del) },
-				Skipped: func(r store.Run) { fmt.Fprintf(errw, "skipped run %s: in use by a live agent process\n", r.ID) },
+				Deleted: func(r protocol.RunInfo, del protocol.Deleted) { printDeleted(out, r, del) },
+				Skipped: func(r protocol.RunInfo) { fmt.Fprintf(errw, "skipped run %s: in use by a live agent process\n", r.ID) },
 				Warn:    func(w string) { warn(errw, w) },
 			})
 			if n == 0 && err == nil {
@@ -119,7 +119,7 @@ func pruneRetention(ctx context.Context, home string, retention time.Duration) (
 	return n, deleteErr(err)
 }
 
-func printDeleted(w io.Writer, r store.Run, d store.Deleted) {
+func printDeleted(w io.Writer, r protocol.RunInfo, d protocol.Deleted) {
 	fmt.Fprintf(w, "deleted run %s: %d events, %d checkpoints\n", r.ID, d.Events, d.Checkpoints)
 }
 

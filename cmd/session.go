@@ -13,7 +13,6 @@ import (
 	"agent/internal/app"
 	"agent/internal/event"
 	"agent/internal/protocol"
-	"agent/internal/store"
 	"agent/internal/termtext"
 )
 
@@ -84,7 +83,7 @@ func appErr(err error) error {
 		return withCode(ExitUsage, err)
 	case errors.Is(err, app.ErrRunInUse):
 		return usageErr("%v; wait for it to finish or stop it first", err)
-	case errors.Is(err, store.ErrNotFound):
+	case app.IsNotFound(err):
 		return notFound(err)
 	}
 	var ee *exitError

@@ -1,14 +1,13 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"agent/internal/app"
 	"agent/internal/diagnose"
 	"agent/internal/event"
-	"agent/internal/store"
 	"agent/internal/termtext"
 )
 
@@ -28,16 +27,16 @@ is diagnosed from its events on the fly.`,
   agent trace 20261129T2032 --json | jq '.[] | select(.type=="run_finished") | .failure'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStoreRead(cmd)
+			h, err := openHomeRead(cmd)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			run, err := st.GetRun(cmd.Context(), args[0])
+			defer h.Close()
+			run, err := h.Run(cmd.Context(), args[0])
 			if err != nil {
 				return notFound(err)
 			}
-			evs, err := st.Events(cmd.Context(), run.ID, 0)
+			evs, err := h.Events(cmd.Context(), run.ID)
 			if err != nil {
 				return withCode(ExitFailed, err)
 			}
@@ -91,7 +90,7 @@ func diagnoseOlder(evs []event.Event) *event.FailureInfo {
 }
 
 func notFound(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
+	if app.IsNotFound(err) {
 		return usageErr("%v", err)
 	}
 	return withCode(ExitFailed, err)

@@ -37,7 +37,7 @@ func (r *repoMapper) Map(ctx context.Context, q contextbuild.RepoMapQuery) (cont
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cache == nil && !r.noCache {
-		c, err := OpenRepoMapCache(ctx, r.store, r.root, r.red, r.warn)
+		c, err := openRepoMapCache(ctx, r.store, r.root, r.red, r.warn)
 		if err != nil {
 			r.noCache = true
 			r.warn(fmt.Sprintf("the repo map cache could not be opened (every refresh parses again): %v", err))
@@ -64,11 +64,11 @@ func (r *repoMapper) Map(ctx context.Context, q contextbuild.RepoMapQuery) (cont
 	return out, nil
 }
 
-// OpenRepoMapCache opens the journal's tag cache of root for repomap
+// openRepoMapCache opens the journal's tag cache of root for repomap
 // builds: what it persists (rows and the root's snapshot) is redacted with
 // red, and a failed write is a warning (the map is built either way; the
 // next build parses those files again).
-func OpenRepoMapCache(ctx context.Context, st *store.Store, root string, red *redact.Redactor, warn func(string)) (repomap.Cache, error) {
+func openRepoMapCache(ctx context.Context, st *store.Store, root string, red *redact.Redactor, warn func(string)) (repomap.Cache, error) {
 	c, err := st.RepomapCache(ctx, root)
 	if err != nil {
 		return nil, err

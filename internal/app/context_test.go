@@ -34,7 +34,7 @@ func TestWarmRepoMapFillsTheCacheRedacted(t *testing.T) {
 	<-svc.warmDone
 	svc.Close()
 
-	st, err := OpenStore(context.Background(), home)
+	st, err := openJournal(context.Background(), home)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,15 @@
 // config files), opening the journal, the shadow repository, the redactor and
 // the model provider, and driving runs through the loop — start, resume,
 // decide, message, interrupt, roll back — with the run lock, retention and a
-// subscription to each run's events and live, already redacted stream deltas.
-// The headless command line (cmd) and the TUI (internal/tui) are two
-// frontends of it: they render updates and send requests, and never reach
-// into the loop.
+// subscription to each run's events and live, already redacted stream deltas
+// (Service, Run); and the read and maintenance side of the state directory
+// (Home): runs, peek, checkpoints paired and counted, patches and previews,
+// the model request at a step, grants, audit, export, prune and delete,
+// rollback, eval capture. It is the front door: the headless command line
+// (cmd), the TUI (internal/tui) and the editors' ACP server (internal/acp)
+// are its frontends; they render updates and send commands in the vocabulary
+// of internal/protocol, and never import the store, the shadow repository or
+// the loop (frontdoor_test.go fails if one does).
 //
 // It must not render anything, read a terminal, parse flags or decide exit
 // codes: it returns typed errors (*UsageError, ErrRunInUse, ...) for the

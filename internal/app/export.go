@@ -1,6 +1,6 @@
 package app
 
-// Export of a run's events as redacted JSON lines (agent export, the TUI's
+// exportRun of a run's events as redacted JSON lines (agent export, the TUI's
 // /export): trace sampling, the metadata-only mode, redaction of every line
 // with the secrets known now, the atomic file write and the audit row.
 
@@ -127,7 +127,7 @@ func (e *ExportPathError) Error() string {
 
 func (e *ExportPathError) Unwrap() error { return e.Err }
 
-// Export writes the events of the run with that id (or unique id prefix) as
+// exportRun writes the events of the run with that id (or unique id prefix) as
 // JSON lines, the objects agent run --json prints, and records the export
 // in the audit log (who, where to, how many events and bytes, full or
 // metadata only).
@@ -148,7 +148,7 @@ func (e *ExportPathError) Unwrap() error { return e.Err }
 // the error says so. Errors: store.ErrNotFound (wrapped or not) for an
 // unknown id, a *UsageError for a bad configuration, redaction key or file
 // path (then *ExportPathError), anything else is a failure.
-func Export(ctx context.Context, st *store.Store, runID string, to ExportTarget, opt ExportOptions) (ExportResult, error) {
+func exportRun(ctx context.Context, st *store.Store, runID string, to ExportTarget, opt ExportOptions) (ExportResult, error) {
 	if (to.W == nil) == (to.Path == "") {
 		return ExportResult{}, errors.New("app: export: give exactly one of a writer and a file path")
 	}
@@ -272,7 +272,7 @@ func (s *Service) ExportFile(ctx context.Context, runID, path string) (written s
 		// default name is this run's own export, written again)
 		return "", 0, &UsageError{Err: &ExportPathError{Path: path, Abs: where, Problem: ExportFileExists}}
 	}
-	res, err := Export(ctx, s.store, run.ID, ExportTarget{Path: where}, ExportOptions{Warn: s.warn})
+	res, err := exportRun(ctx, s.store, run.ID, ExportTarget{Path: where}, ExportOptions{Warn: s.warn})
 	if err != nil {
 		return "", 0, err
 	}

@@ -40,7 +40,7 @@ func newExportEnv(t *testing.T) *exportEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	e := &exportEnv{ws: ws, secret: marker(t), run: "20260101T000000-aaaaaa", svc: svc, st: svc.Store()}
+	e := &exportEnv{ws: ws, secret: marker(t), run: "20260101T000000-aaaaaa", svc: svc, st: svc.store}
 	addRun(t, e.st, e.run, ws, e.secret, 0)
 	if b, err := os.ReadFile(filepath.Join(home, "agent.db-wal")); err != nil || !bytes.Contains(b, []byte(e.secret)) {
 		t.Fatalf("the journal does not hold the secret in plain text (%v): the redaction checks could not fail", err)
@@ -193,25 +193,25 @@ func TestExportFileMissingDirectoryWritesNothing(t *testing.T) {
 	}
 }
 
-// Export refuses a file path that names a directory (the command line's -o
+// exportRun refuses a file path that names a directory (the command line's -o
 // DIR) with the file name to give instead, and an unknown run with
 // store.ErrNotFound; neither writes or records anything.
 func TestExportRefusals(t *testing.T) {
 	e := newExportEnv(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	_, err := Export(ctx, e.st, e.run, ExportTarget{Path: dir}, ExportOptions{})
+	_, err := exportRun(ctx, e.st, e.run, ExportTarget{Path: dir}, ExportOptions{})
 	var pe *ExportPathError
 	if !errors.As(err, &pe) || pe.Problem != ExportPathIsDir || pe.Suggest != filepath.Join(dir, e.run+".jsonl") {
 		t.Errorf("Export to a directory = %v (%+v), want ExportPathIsDir suggesting %s", err, pe, filepath.Join(dir, e.run+".jsonl"))
 	}
-	if _, err := Export(ctx, e.st, "20200101T000000-ffffff", ExportTarget{Path: filepath.Join(dir, "x.jsonl")}, ExportOptions{}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := exportRun(ctx, e.st, "20200101T000000-ffffff", ExportTarget{Path: filepath.Join(dir, "x.jsonl")}, ExportOptions{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Export of an unknown run = %v, want store.ErrNotFound", err)
 	}
 	if _, _, err := e.svc.ExportFile(ctx, "nope", ""); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("ExportFile of an unknown run = %v, want store.ErrNotFound", err)
 	}
-	if _, err := Export(ctx, e.st, e.run, ExportTarget{}, ExportOptions{}); err == nil {
+	if _, err := exportRun(ctx, e.st, e.run, ExportTarget{}, ExportOptions{}); err == nil {
 		t.Errorf("Export with no target = nil error")
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
@@ -254,7 +254,7 @@ func TestExportToWriterMetadataOnly(t *testing.T) {
 	e := newExportEnv(t)
 	ctx := context.Background()
 	var full bytes.Buffer
-	res, err := Export(ctx, e.st, e.run, ExportTarget{W: &full}, ExportOptions{By: "tester"})
+	res, err := exportRun(ctx, e.st, e.run, ExportTarget{W: &full}, ExportOptions{By: "tester"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestExportToWriterMetadataOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var meta bytes.Buffer
-	res, err = Export(ctx, e.st, e.run, ExportTarget{W: &meta, Name: "the TUI"}, ExportOptions{By: "tester"})
+	res, err = exportRun(ctx, e.st, e.run, ExportTarget{W: &meta, Name: "the TUI"}, ExportOptions{By: "tester"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,16 +18,6 @@ var behindTheDoor = map[string]bool{
 	"agent/internal/agent":      true,
 }
 
-// notYet lists the direct imports still to move behind app.Home; it may
-// only shrink: a new import fails, and so does an entry that is no longer
-// true (delete it).
-var notYet = map[string]bool{
-	"agent/cmd agent/internal/agent":          true,
-	"agent/cmd agent/internal/checkpoint":     true,
-	"agent/cmd agent/internal/store":          true,
-	"agent/internal/tui agent/internal/store": true,
-}
-
 // TestFrontendsUseTheFrontDoor lists the direct imports of every frontend
 // package and fails on one that imports the store, the shadow repository
 // or the loop.
@@ -37,7 +27,6 @@ func TestFrontendsUseTheFrontDoor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	seen := map[string]bool{}
 	var bad []string
 	pkgs := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -50,11 +39,7 @@ func TestFrontendsUseTheFrontDoor(t *testing.T) {
 			if !behindTheDoor[imp] {
 				continue
 			}
-			k := f[0] + " " + imp
-			seen[k] = true
-			if !notYet[k] {
-				bad = append(bad, k)
-			}
+			bad = append(bad, f[0]+" "+imp)
 		}
 	}
 	if pkgs < 10 {
@@ -63,10 +48,5 @@ func TestFrontendsUseTheFrontDoor(t *testing.T) {
 	sort.Strings(bad)
 	for _, b := range bad {
 		t.Errorf("%s: a frontend imports the runtime directly; go through app (app.Home, Service, Run), protocol and event", b)
-	}
-	for k := range notYet {
-		if !seen[k] {
-			t.Errorf("%s no longer imports it: delete the entry from notYet", k)
-		}
 	}
 }

@@ -3,13 +3,18 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
 
+	"agent/internal/agent"
+	"agent/internal/capture"
 	"agent/internal/checkpoint"
+	"agent/internal/config"
 	"agent/internal/event"
 	"agent/internal/protocol"
+	"agent/internal/repomap"
 	"agent/internal/store"
 )
 
@@ -34,14 +39,14 @@ type Home struct {
 // OpenHome opens the state directory dir ("" : StateHome) for reading and
 // maintenance. A permission problem is a *UsageError naming the fix.
 func OpenHome(ctx context.Context, dir string) (*Home, error) {
-	return openHome(ctx, dir, OpenStore)
+	return openHome(ctx, dir, openJournal)
 }
 
 // OpenHomeRead opens the state directory for reading only: a read-only
 // AGENT_HOME is read as it is, without migrating (runs, trace, export,
 // audit, checkpoints, context).
 func OpenHomeRead(ctx context.Context, dir string) (*Home, error) {
-	return openHome(ctx, dir, OpenStoreRead)
+	return openHome(ctx, dir, openJournalRead)
 }
 
 func openHome(ctx context.Context, dir string, open func(context.Context, string) (*store.Store, error)) (*Home, error) {
@@ -109,14 +114,18 @@ func (h *Home) Run(ctx context.Context, id string) (protocol.RunInfo, error) {
 // Runs lists every run, newest first.
 func (h *Home) Runs(ctx context.Context) ([]protocol.RunInfo, error) {
 	rs, err := h.st.ListRuns(ctx)
-	if err != nil {
-		return nil, err
+	return runInfos(rs), err
+}
+
+func runInfos(rs []store.Run) []protocol.RunInfo {
+	if rs == nil {
+		return nil
 	}
 	out := make([]protocol.RunInfo, len(rs))
 	for i, r := range rs {
 		out[i] = runInfo(r)
 	}
-	return out, nil
+	return out
 }
 
 // Events is a run's journal.
@@ -140,15 +149,33 @@ type Peeked struct {
 
 // Peek reads a run and folds its journal without taking its lock.
 func (h *Home) Peek(ctx context.Context, id string) (Peeked, error) {
-	row, st, err := PeekRun(ctx, h.st, id)
+	row, err := h.st.GetRun(ctx, id)
 	if err != nil {
 		return Peeked{}, err
 	}
-	p := Peeked{Run: runInfo(row), Status: st.Status, Answer: st.Answer, Prior: PriorOf(row, st), Sandbox: RunSandbox(ctx, h.st, row.ID)}
+	evs, err := h.st.Events(ctx, row.ID, 0)
+	if err != nil {
+		return Peeked{}, err
+	}
+	st := agent.Fold(row.ID, evs)
+	p := Peeked{Run: runInfo(row), Status: st.Status, Answer: st.Answer, Prior: priorOf(row, st), Sandbox: sandboxOf(evs)}
 	for _, oc := range st.Open {
 		p.Open = append(p.Open, oc.Call.ID)
 	}
 	return p, nil
+}
+
+// PeekRow is Peek without the fold, for a frontend that folds the journal
+// itself when it opens the run (the TUI): the status and answer are the
+// row's, Open is empty and the prior provider follows from the model's
+// name.
+func (h *Home) PeekRow(ctx context.Context, id string) (Peeked, error) {
+	row, err := h.st.GetRun(ctx, id)
+	if err != nil {
+		return Peeked{}, err
+	}
+	return Peeked{Run: runInfo(row), Status: row.Status, Answer: row.Answer, Prior: priorOf(row, nil),
+		Sandbox: runSandbox(ctx, h.st, row.ID)}, nil
 }
 
 // repo is the shadow repository of workspace.
@@ -262,32 +289,257 @@ func (h *Home) Grants(ctx context.Context, runID string) ([]protocol.GrantInfo, 
 	return out, nil
 }
 
-// Audit is the audit log, of one run or ("") of all.
-func (h *Home) Audit(ctx context.Context, runID string) ([]store.AuditEntry, error) {
-	return h.st.AuditLog(ctx, runID)
+// Audit is the audit log, of one run (an id or a unique prefix; a deleted
+// run keeps its rows, so its exact id works too) or ("") of all.
+func (h *Home) Audit(ctx context.Context, runID string) ([]protocol.AuditEntry, error) {
+	if runID != "" {
+		if run, err := h.st.GetRun(ctx, runID); err == nil {
+			runID = run.ID
+		}
+	}
+	rows, err := h.st.AuditLog(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]protocol.AuditEntry, len(rows))
+	for i, r := range rows {
+		out[i] = protocol.AuditEntry(r)
+	}
+	return out, nil
 }
 
-// Export writes a run's journal as JSONL (see Export).
+// Export writes a run's journal as JSONL, redacted, and audits it: to a
+// file (0600, written atomically) or a writer. A path problem is an
+// *ExportPathError.
 func (h *Home) Export(ctx context.Context, runID string, to ExportTarget, opt ExportOptions) (ExportResult, error) {
-	return Export(ctx, h.st, runID, to, opt)
+	return exportRun(ctx, h.st, runID, to, opt)
 }
 
-// ExportOTLP sends a run's trace to an OTLP/HTTP endpoint (see ExportOTLP).
+// ExportOTLP sends a run's trace to the OTLP/HTTP receiver at endpoint,
+// and audits it.
 func (h *Home) ExportOTLP(ctx context.Context, runID, endpoint string, opt OTLPOptions) (OTLPResult, error) {
-	return ExportOTLP(ctx, h.st, runID, endpoint, opt)
+	return exportOTLP(ctx, h.st, runID, endpoint, opt)
 }
 
-// Delete deletes runs everywhere (see DeleteRuns).
+// Delete deletes runs everywhere: journal rows, snapshots, lock files. Every
+// id (or unique prefix) is resolved and every run's lock taken first: an
+// unknown id or a run in use is a *UsageError, and nothing is deleted.
 func (h *Home) Delete(ctx context.Context, ids []string, opt DeleteOptions) error {
-	return DeleteRuns(ctx, h.st, ids, opt)
+	return deleteRuns(ctx, h.st, ids, opt)
 }
 
-// Prune deletes the runs older than olderThan (see PruneOlder).
+// Prune deletes the runs whose last activity is older than olderThan,
+// skipping the runs a live process holds; it returns how many it deleted.
 func (h *Home) Prune(ctx context.Context, olderThan time.Duration, opt DeleteOptions) (int, error) {
-	return PruneOlder(ctx, h.st, olderThan, opt)
+	return pruneOlder(ctx, h.st, olderThan, opt)
 }
 
-// Rollback restores a checkpoint (see Rollback).
+// PruneCandidates are the runs Prune(olderThan) would consider, oldest
+// first (a dry run); a run a live process holds is among them.
+func (h *Home) PruneCandidates(ctx context.Context, olderThan time.Duration) ([]protocol.RunInfo, error) {
+	rs, err := pruneCandidates(ctx, h.st, olderThan)
+	return runInfos(rs), err
+}
+
+// Rollback restores a checkpoint of a run no process drives (a run this
+// session drives rolls back with Service.Rollback).
 func (h *Home) Rollback(ctx context.Context, checkpointID string, opt RollbackOptions) (RollbackResult, error) {
-	return Rollback(ctx, h.st, checkpointID, opt)
+	var open *checkpoint.Store
+	if opt.Files {
+		if cp, err := h.st.GetCheckpoint(ctx, checkpointID); err == nil {
+			open, _ = h.repo(cp.Workspace) // nil: rollback opens it and says why not
+		}
+	}
+	return rollback(ctx, h.st, open, checkpointID, opt, nil)
+}
+
+// Request is one model request of a run with what its report needs: step
+// 0 is the last. A run with no request yet, or without that step, is a
+// *UsageError.
+func (h *Home) Request(ctx context.Context, runID string, step int) (protocol.ModelRequest, error) {
+	run, err := h.st.GetRun(ctx, runID)
+	if err != nil {
+		return protocol.ModelRequest{}, err
+	}
+	evs, err := h.st.Events(ctx, run.ID, 0)
+	if err != nil {
+		return protocol.ModelRequest{}, err
+	}
+	var found *event.ModelRequestData
+	comps := map[int64]*event.CompactionData{}
+	last := 0
+	for _, ev := range evs {
+		switch d := ev.Data.(type) {
+		case *event.ModelRequestData:
+			last = d.Step
+			if step == 0 || d.Step == step {
+				found = d
+			}
+		case *event.CompactionData:
+			comps[ev.Seq] = d
+		}
+	}
+	if found == nil {
+		if last == 0 {
+			return protocol.ModelRequest{}, usage("run %s made no model request yet", run.ID)
+		}
+		return protocol.ModelRequest{}, usage("run %s has no step %d (steps 1..%d)", run.ID, step, last)
+	}
+	return protocol.ModelRequest{RunID: run.ID, Request: found, Compaction: comps[found.Context.Compacted]}, nil
+}
+
+// Head is the id of a run's newest checkpoint ("" when it has none).
+func (h *Home) Head(ctx context.Context, runID string) (string, error) {
+	run, err := h.st.GetRun(ctx, runID)
+	if err != nil {
+		return "", err
+	}
+	repo, err := h.repo(run.Workspace)
+	if err != nil {
+		return "", err
+	}
+	head, err := repo.Head(run.ID)
+	if err != nil {
+		return "", err
+	}
+	return head.ID, nil
+}
+
+// Changes is a run's patch so far: from the state before its first
+// checkpoint to its newest one. changed is false when the run has no
+// checkpoint yet.
+func (h *Home) Changes(ctx context.Context, runID string) (patch string, changed bool, err error) {
+	run, err := h.st.GetRun(ctx, runID)
+	if err != nil {
+		return "", false, err
+	}
+	cps, err := h.st.Checkpoints(ctx, run.ID)
+	if err != nil || len(cps) == 0 {
+		return "", false, err
+	}
+	repo, err := h.repo(run.Workspace)
+	if err != nil {
+		return "", true, err
+	}
+	head, err := repo.Head(run.ID)
+	if err != nil {
+		return "", true, err
+	}
+	p, err := repo.Patch(ctx, cps[0].ID, head.ID)
+	return p, true, err
+}
+
+// Preview is what rolling back to a checkpoint would change.
+type Preview struct {
+	// Patch is the diff from the run's newest checkpoint back to the
+	// checkpoint ("" : no file differs).
+	Patch string
+	// Newest: the checkpoint is the run's newest, so nothing changed since.
+	// When UndoesRollback is set too, it is the checkpoint a rollback took
+	// of the files before it, and Patch is what undoing that rollback
+	// brings back.
+	Newest, UndoesRollback bool
+}
+
+// Preview computes what rolling a run back to checkpoint id would change.
+func (h *Home) Preview(ctx context.Context, runID, id string) (Preview, error) {
+	run, err := h.st.GetRun(ctx, runID)
+	if err != nil {
+		return Preview{}, err
+	}
+	repo, err := h.repo(run.Workspace)
+	if err != nil {
+		return Preview{}, err
+	}
+	head, err := repo.Head(run.ID)
+	if err != nil {
+		return Preview{}, err
+	}
+	if head.ID != id {
+		p, err := repo.Patch(ctx, id, head.ID)
+		return Preview{Patch: p}, err
+	}
+	// The newest checkpoint may be the one a rollback took of the files
+	// before it: the files now are those of the rollback's target.
+	if target := h.rolledBackTo(ctx, run.ID, id); target != "" {
+		p, err := repo.Patch(ctx, target, id)
+		return Preview{Patch: p, Newest: true, UndoesRollback: true}, err
+	}
+	return Preview{Newest: true}, nil
+}
+
+// rolledBackTo is the checkpoint a rollback restored when id is the
+// checkpoint it took first, or "".
+func (h *Home) rolledBackTo(ctx context.Context, runID, id string) string {
+	evs, err := h.st.Events(ctx, runID, 0)
+	if err != nil {
+		return ""
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if d, ok := evs[i].Data.(*event.RollbackData); ok && d.Before == id {
+			return d.CheckpointID
+		}
+	}
+	return ""
+}
+
+// CaptureOptions say where Capture writes the task.
+type CaptureOptions struct {
+	// Dir is the directory the task is created in; Name its name (default:
+	// "run-" and the run id).
+	Dir, Name string
+}
+
+// Capture turns a run into an eval task (internal/capture): the fixture is
+// the workspace at the run's first checkpoint (a run that changed nothing:
+// its git HEAD), redacted as the run's own output is. An existing task
+// directory is capture.ErrExists.
+func (h *Home) Capture(ctx context.Context, runID string, opt CaptureOptions) (*capture.Task, error) {
+	run, err := h.st.GetRun(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := h.st.Events(ctx, run.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	co := capture.Options{RunID: run.ID, Events: evs, Dir: opt.Dir, Name: opt.Name}
+	if cp := capture.FirstCheckpoint(evs); cp != "" {
+		repo, err := h.repo(run.Workspace)
+		if err != nil {
+			return nil, fmt.Errorf("the checkpoints of run %s: %w (the fixture comes from the workspace's shadow repository; its workspace must still exist)", run.ID, err)
+		}
+		co.Fixture = capture.Checkpoint{Store: repo, ID: cp}
+		if head, err := repo.Head(run.ID); err == nil && head.ID != "" {
+			if d, err := repo.Diff(ctx, cp, head.ID); err == nil {
+				co.Changed = []string{}
+				for _, ch := range d {
+					co.Changed = append(co.Changed, ch.Path)
+				}
+			}
+		}
+	} else {
+		co.Fixture = capture.GitHead{Workspace: run.Workspace}
+	}
+	set := &Settings{Home: h.Dir(), Workspace: run.Workspace}
+	if cfg, _, err := config.Load(run.Workspace, config.Sources{}); err == nil {
+		set.RedactPII, set.InternalDomains = cfg.RedactPII, cfg.InternalDomains
+	}
+	red, err := newRedactor(set)
+	if err != nil {
+		return nil, err
+	}
+	co.Redactor = red
+	return capture.Capture(ctx, co)
+}
+
+// RepoMapCache is the journal's tag cache of the workspace root for a
+// repomap build outside a run (agent repomap): what it persists is redacted
+// as a run's output is, and a failed write is a warning.
+func (h *Home) RepoMapCache(ctx context.Context, root string, warn func(string)) (repomap.Cache, error) {
+	red, err := newRedactor(&Settings{Home: h.Dir(), Workspace: root})
+	if err != nil {
+		return nil, err
+	}
+	return openRepoMapCache(ctx, h.st, root, red, warn)
 }

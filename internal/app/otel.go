@@ -86,7 +86,7 @@ type OTLPResult struct {
 	Content bool   // prompt and output text included
 }
 
-// ExportOTLP sends the trace of the run with that id (or unique id prefix)
+// exportOTLP sends the trace of the run with that id (or unique id prefix)
 // to an OTLP/HTTP receiver, and records the export in the audit log. The
 // spans carry prompt and output text only when [otel] content = true in
 // the configuration of the run's workspace and the run is sampled for full
@@ -94,7 +94,7 @@ type OTLPResult struct {
 // known now. The audit row is written before anything is sent; a failure
 // adds a second row saying how far it got. A bad URL is a *UsageError; a receiver that
 // refuses or cannot be reached is an error naming it.
-func ExportOTLP(ctx context.Context, st *store.Store, runID, endpoint string, opt OTLPOptions) (OTLPResult, error) {
+func exportOTLP(ctx context.Context, st *store.Store, runID, endpoint string, opt OTLPOptions) (OTLPResult, error) {
 	ep, err := otlp.ParseEndpoint(endpoint)
 	if err != nil {
 		return OTLPResult{}, usage("--otlp: %v", err)

@@ -17,19 +17,20 @@ import (
 	"github.com/gofrs/flock"
 
 	"agent/internal/checkpoint"
+	"agent/internal/protocol"
 	"agent/internal/store"
 )
 
-// DeleteOptions configure DeleteRuns and PruneOlder.
+// DeleteOptions configure Home.Delete and Home.Prune.
 type DeleteOptions struct {
 	// Reason goes into each deleted run's audit row, e.g. "agent runs rm by
 	// alice". Required.
 	Reason string
 	// Deleted reports each run once it is deleted (nil: not reported).
-	Deleted func(store.Run, store.Deleted)
-	// Skipped reports each run PruneOlder leaves because a live process
+	Deleted func(protocol.RunInfo, protocol.Deleted)
+	// Skipped reports each run Home.Prune leaves because a live process
 	// holds it (nil: not reported).
-	Skipped func(store.Run)
+	Skipped func(protocol.RunInfo)
 	// Warn receives warnings for the person, e.g. that the write-ahead log
 	// could not be emptied (nil: dropped).
 	Warn func(string)
@@ -41,13 +42,13 @@ func (o *DeleteOptions) warn(msg string) {
 	}
 }
 
-// DeleteRuns deletes the runs with those ids (or unique id prefixes), each
-// with DeleteRun, then empties the write-ahead log (Scrub). Every id is
+// deleteRuns deletes the runs with those ids (or unique id prefixes), each
+// with deleteRun, then empties the write-ahead log (scrubJournal). Every id is
 // resolved and every run's lock taken before anything is deleted: an unknown
 // or ambiguous id is a *UsageError, and a run a live process holds is a
 // *UsageError that is also ErrRunInUse, and then nothing is deleted. An id
 // given twice is deleted once.
-func DeleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOptions) error {
+func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOptions) error {
 	if len(ids) == 0 {
 		return usage("no run ids given: name the runs to delete (list them with agent runs)")
 	}
@@ -103,31 +104,31 @@ func DeleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("stopped before deleting run %s (%d of %d deleted): %w", r.ID, n, len(runs), err)
 		}
-		d, err := DeleteRun(ctx, st, r, opt.Reason, locks[i])
+		d, err := deleteRun(ctx, st, r, opt.Reason, locks[i])
 		if err != nil {
 			return err
 		}
 		n++
 		if opt.Deleted != nil {
-			opt.Deleted(r, d)
+			opt.Deleted(runInfo(r), protocol.Deleted(d))
 		}
 	}
 	return nil
 }
 
-// PruneOlder deletes, with DeleteRun, every run whose last activity (its
+// pruneOlder deletes, with deleteRun, every run whose last activity (its
 // newest event) is older than olderThan, skipping (and reporting) the runs a
 // live process holds, then empties the write-ahead log if it deleted any. It
 // returns how many runs it deleted, also when it stops at an error.
 // olderThan must be positive: a *UsageError otherwise, and nothing deleted.
-func PruneOlder(ctx context.Context, st *store.Store, olderThan time.Duration, opt DeleteOptions) (int, error) {
+func pruneOlder(ctx context.Context, st *store.Store, olderThan time.Duration, opt DeleteOptions) (int, error) {
 	if err := positiveAge(olderThan); err != nil {
 		return 0, err
 	}
 	if opt.Reason == "" {
 		return 0, errors.New("app: prune runs: no reason for the audit log")
 	}
-	runs, err := PruneCandidates(ctx, st, olderThan)
+	runs, err := pruneCandidates(ctx, st, olderThan)
 	if err != nil {
 		return 0, err
 	}
@@ -144,31 +145,31 @@ func PruneOlder(ctx context.Context, st *store.Store, olderThan time.Duration, o
 		l, err := TryLockRun(st.Home(), r.ID)
 		if errors.Is(err, ErrRunInUse) {
 			if opt.Skipped != nil {
-				opt.Skipped(r)
+				opt.Skipped(runInfo(r))
 			}
 			continue
 		}
 		if err != nil {
 			return n, err
 		}
-		del, err := DeleteRun(ctx, st, r, opt.Reason, l)
+		del, err := deleteRun(ctx, st, r, opt.Reason, l)
 		_ = l.Unlock()
 		if err != nil {
 			return n, err
 		}
 		n++
 		if opt.Deleted != nil {
-			opt.Deleted(r, del)
+			opt.Deleted(runInfo(r), protocol.Deleted(del))
 		}
 	}
 	return n, nil
 }
 
-// PruneCandidates lists the runs PruneOlder(olderThan) would consider, the
+// pruneCandidates lists the runs pruneOlder(olderThan) would consider, the
 // runs whose last activity is older than olderThan, oldest first (agent runs
 // prune --dry-run); a run a live process holds is among them but would be
 // skipped. olderThan must be positive: a *UsageError otherwise.
-func PruneCandidates(ctx context.Context, st *store.Store, olderThan time.Duration) ([]store.Run, error) {
+func pruneCandidates(ctx context.Context, st *store.Store, olderThan time.Duration) ([]store.Run, error) {
 	if err := positiveAge(olderThan); err != nil {
 		return nil, err
 	}
@@ -183,29 +184,29 @@ func positiveAge(d time.Duration) error {
 }
 
 // PruneRetention is the [trace] retention prune agent run does before a new
-// run: PruneOlder(retention) in the journal under home, with the reason
+// run: pruneOlder(retention) in the journal under home, with the reason
 // "retention: [trace] retention = <retention>", reporting nothing (a warning
-// of Scrub is dropped, a run in use is kept). A retention <= 0 keeps
+// of scrubJournal is dropped, a run in use is kept). A retention <= 0 keeps
 // everything and does not even open the journal. It returns how many runs it
-// deleted; a journal that cannot be opened is OpenStore's error.
+// deleted; a journal that cannot be opened is openJournal's error.
 func PruneRetention(ctx context.Context, home string, retention time.Duration) (int, error) {
 	if retention <= 0 {
 		return 0, nil
 	}
-	st, err := OpenStore(ctx, home)
+	st, err := openJournal(ctx, home)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
-	return PruneOlder(ctx, st, retention, DeleteOptions{Reason: "retention: [trace] retention = " + retention.String()})
+	return pruneOlder(ctx, st, retention, DeleteOptions{Reason: "retention: [trace] retention = " + retention.String()})
 }
 
-// DeleteRun deletes one run whose lock the caller holds (from TryLockRun):
+// deleteRun deletes one run whose lock the caller holds (from TryLockRun):
 // its snapshots in the shadow repository first (a failure there leaves the
 // run listed, so the deletion can be retried), then its journal rows with
 // their audit row (store.DeleteRun), then its lock file. The caller still
-// unlocks lock. Call Scrub after a batch of deletions.
-func DeleteRun(ctx context.Context, st *store.Store, r store.Run, reason string, lock *flock.Flock) (store.Deleted, error) {
+// unlocks lock. Call scrubJournal after a batch of deletions.
+func deleteRun(ctx context.Context, st *store.Store, r store.Run, reason string, lock *flock.Flock) (store.Deleted, error) {
 	if err := checkpoint.DeleteRunSnapshots(st.Home(), r.Workspace, r.ID); err != nil {
 		return store.Deleted{}, fmt.Errorf("delete the checkpoints of run %s (nothing of the run was deleted from the journal): %w", r.ID, err)
 	}
@@ -219,7 +220,7 @@ func DeleteRun(ctx context.Context, st *store.Store, r store.Run, reason string,
 	return d, nil
 }
 
-// ScrubError is Scrub's failure to empty the write-ahead log: worth a
+// ScrubError is scrubJournal's failure to empty the write-ahead log: worth a
 // warning, not a failure (a live reader in another process may hold it).
 type ScrubError struct {
 	WAL string // the write-ahead log file
@@ -232,24 +233,24 @@ func (e *ScrubError) Error() string {
 
 func (e *ScrubError) Unwrap() error { return e.Err }
 
-// Scrub empties the write-ahead log after deletions, so the pages of the
+// scrubJournal empties the write-ahead log after deletions, so the pages of the
 // deleted runs do not survive in it; its error is a *ScrubError.
-func Scrub(ctx context.Context, st *store.Store) error {
+func scrubJournal(ctx context.Context, st *store.Store) error {
 	if err := st.Scrub(ctx); err != nil {
 		return &ScrubError{WAL: st.Path() + "-wal", Err: err}
 	}
 	return nil
 }
 
-// scrub runs Scrub after deletions even when ctx was cancelled midway: the
+// scrub runs scrubJournal after deletions even when ctx was cancelled midway: the
 // runs deleted so far should not stay readable in the log.
 func scrub(ctx context.Context, st *store.Store, opt *DeleteOptions) {
-	if err := Scrub(context.WithoutCancel(ctx), st); err != nil {
+	if err := scrubJournal(context.WithoutCancel(ctx), st); err != nil {
 		opt.warn(err.Error())
 	}
 }
 
-// unknownRunsError lists the ids DeleteRuns could not resolve; it matches
+// unknownRunsError lists the ids deleteRuns could not resolve; it matches
 // store.ErrNotFound when one of them is unknown.
 type unknownRunsError struct{ errs []error }
 

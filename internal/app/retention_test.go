@@ -15,6 +15,7 @@ import (
 
 	"agent/internal/checkpoint"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/store"
 )
 
@@ -97,7 +98,7 @@ func lockPath(st *store.Store, id string) string {
 	return filepath.Join(st.Home(), "locks", id+".lock")
 }
 
-// DeleteRuns removes a run from everywhere: the journal rows with a delete
+// deleteRuns removes a run from everywhere: the journal rows with a delete
 // audit row, its snapshots in the shadow repository, its lock file, and its
 // content from the database files on disk; the other run stays whole. An id
 // and its prefix delete the run once.
@@ -122,10 +123,10 @@ func TestDeleteRunsDeletesEverywhere(t *testing.T) {
 	}
 	l.Unlock()
 
-	var got []store.Deleted
-	err = DeleteRuns(ctx, st, []string{"20260101T000000-aaaaaa", "20260101T000000-a"}, DeleteOptions{
+	var got []protocol.Deleted
+	err = deleteRuns(ctx, st, []string{"20260101T000000-aaaaaa", "20260101T000000-a"}, DeleteOptions{
 		Reason:  "test by me",
-		Deleted: func(r store.Run, d store.Deleted) { got = append(got, d) },
+		Deleted: func(r protocol.RunInfo, d protocol.Deleted) { got = append(got, d) },
 		Warn:    func(w string) { t.Errorf("warning: %s", w) },
 	})
 	if err != nil {
@@ -189,8 +190,8 @@ func TestDeleteRunsUnknownIDDeletesNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := DeleteRuns(ctx, st, tc.ids, DeleteOptions{Reason: "test",
-				Deleted: func(r store.Run, _ store.Deleted) { t.Errorf("deleted %s", r.ID) }})
+			err := deleteRuns(ctx, st, tc.ids, DeleteOptions{Reason: "test",
+				Deleted: func(r protocol.RunInfo, _ protocol.Deleted) { t.Errorf("deleted %s", r.ID) }})
 			var ue *UsageError
 			if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Fatalf("DeleteRuns = %v, want a usage error %q", err, tc.want)
@@ -218,7 +219,7 @@ func TestDeleteRunsInUseDeletesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Unlock()
-	err = DeleteRuns(ctx, st, []string{"20260101T000000-aaaaaa", "20260101T000000-bbbbbb"}, DeleteOptions{Reason: "test"})
+	err = deleteRuns(ctx, st, []string{"20260101T000000-aaaaaa", "20260101T000000-bbbbbb"}, DeleteOptions{Reason: "test"})
 	var ue *UsageError
 	want := "nothing deleted: run 20260101T000000-bbbbbb is in use by a live agent process; wait for it to finish or stop it (Ctrl-C), then retry"
 	if !errors.As(err, &ue) || !errors.Is(err, ErrRunInUse) || err.Error() != want {
@@ -254,7 +255,7 @@ func TestDeleteRunCheckpointFailureKeepsJournal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(parent, "gone"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := DeleteRuns(ctx, st, []string{"run-a"}, DeleteOptions{Reason: "test"})
+	err := deleteRuns(ctx, st, []string{"run-a"}, DeleteOptions{Reason: "test"})
 	if err == nil || !strings.Contains(err.Error(), "nothing of the run was deleted from the journal") || !strings.Contains(err.Error(), "mkdir -p") {
 		t.Fatalf("DeleteRuns = %v, want the checkpoint failure naming the fix", err)
 	}
@@ -263,7 +264,7 @@ func TestDeleteRunCheckpointFailureKeepsJournal(t *testing.T) {
 	}
 }
 
-// PruneOlder deletes the runs idle longer than the age, skips and reports one
+// pruneOlder deletes the runs idle longer than the age, skips and reports one
 // a live process holds, keeps the new one; a non-positive age deletes
 // nothing.
 func TestPruneOlder(t *testing.T) {
@@ -283,11 +284,11 @@ func TestPruneOlder(t *testing.T) {
 	defer held.Unlock()
 	for _, d := range []time.Duration{0, -time.Hour} {
 		var ue *UsageError
-		if n, err := PruneOlder(ctx, st, d, DeleteOptions{Reason: "test"}); n != 0 || !errors.As(err, &ue) {
-			t.Errorf("PruneOlder(%s) = %d, %v; want a usage error", d, n, err)
+		if n, err := pruneOlder(ctx, st, d, DeleteOptions{Reason: "test"}); n != 0 || !errors.As(err, &ue) {
+			t.Errorf("pruneOlder(%s) = %d, %v; want a usage error", d, n, err)
 		}
 	}
-	cands, err := PruneCandidates(ctx, st, 24*time.Hour)
+	cands, err := pruneCandidates(ctx, st, 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,14 +299,14 @@ func TestPruneOlder(t *testing.T) {
 	if slices.Sort(names); !slices.Equal(names, []string{"old-free", "old-held"}) {
 		t.Errorf("PruneCandidates = %v, want both old runs (the held one too: it is what a dry run lists)", names)
 	}
-	if _, err := PruneCandidates(ctx, st, 0); err == nil {
-		t.Errorf("PruneCandidates(0) = nil error, want a usage error")
+	if _, err := pruneCandidates(ctx, st, 0); err == nil {
+		t.Errorf("pruneCandidates(0) = nil error, want a usage error")
 	}
 	var deleted, skipped []string
-	n, err := PruneOlder(ctx, st, 24*time.Hour, DeleteOptions{
+	n, err := pruneOlder(ctx, st, 24*time.Hour, DeleteOptions{
 		Reason:  "prune test",
-		Deleted: func(r store.Run, _ store.Deleted) { deleted = append(deleted, r.ID) },
-		Skipped: func(r store.Run) { skipped = append(skipped, r.ID) },
+		Deleted: func(r protocol.RunInfo, _ protocol.Deleted) { deleted = append(deleted, r.ID) },
+		Skipped: func(r protocol.RunInfo) { skipped = append(skipped, r.ID) },
 	})
 	if n != 1 || err != nil || !slices.Equal(deleted, []string{"old-free"}) || !slices.Equal(skipped, []string{"old-held"}) {
 		t.Errorf("PruneOlder = %d, %v; deleted %v, skipped %v", n, err, deleted, skipped)
@@ -321,7 +322,7 @@ func TestPruneOlder(t *testing.T) {
 
 // PruneRetention keeps everything at retention 0 without opening (or
 // creating) the journal; otherwise it prunes the journal under home like
-// PruneOlder, keeping a run a live process holds, and names the setting in
+// pruneOlder, keeping a run a live process holds, and names the setting in
 // the audit row.
 func TestPruneRetention(t *testing.T) {
 	ctx := context.Background()
@@ -380,8 +381,8 @@ func TestPruneRetentionUnsafeHome(t *testing.T) {
 	}
 }
 
-// A reader in another connection keeps Scrub from emptying the log: a
-// *ScrubError naming the file, which DeleteRuns passes on as a warning.
+// A reader in another connection keeps scrubJournal from emptying the log: a
+// *ScrubError naming the file, which deleteRuns passes on as a warning.
 func TestScrubBusyIsAWarning(t *testing.T) {
 	ctx := context.Background()
 	st := openTestStore(t)
@@ -401,7 +402,7 @@ func TestScrubBusyIsAWarning(t *testing.T) {
 		t.Fatal("no events")
 	}
 	var warnings []string
-	err = DeleteRuns(ctx, st, []string{"a"}, DeleteOptions{Reason: "test", Warn: func(w string) { warnings = append(warnings, w) }})
+	err = deleteRuns(ctx, st, []string{"a"}, DeleteOptions{Reason: "test", Warn: func(w string) { warnings = append(warnings, w) }})
 	if err != nil {
 		t.Fatal(err)
 	}

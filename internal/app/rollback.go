@@ -9,6 +9,7 @@ import (
 
 	"agent/internal/checkpoint"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/store"
 )
 
@@ -19,8 +20,9 @@ type RollbackResult struct {
 	To string
 	// Before is the checkpoint taken of the state before the rollback:
 	// rolling back to it undoes the rollback.
-	Before  string
-	Changes []checkpoint.Change
+	Before string
+	// Changes are the paths the rollback looked at, with what it did.
+	Changes []protocol.FileChange
 	// Files are the paths the rollback changed.
 	Files []string
 	// NotRestored are the paths the rollback left as they are because
@@ -28,7 +30,7 @@ type RollbackResult struct {
 	// the 10 MiB cap), each with its Reason. When there are any, the
 	// workspace is not as it was at the checkpoint: say so (agent rollback
 	// exits 1).
-	NotRestored []checkpoint.Change
+	NotRestored []protocol.FileChange
 }
 
 // Incomplete reports whether some path could not be given its content at
@@ -59,12 +61,6 @@ type RollbackOptions struct {
 // takes the rollback in.
 func (s *Service) Rollback(ctx context.Context, checkpointID string, opt RollbackOptions, r *Run) (RollbackResult, error) {
 	return rollback(ctx, s.store, s.cps, checkpointID, opt, r)
-}
-
-// Rollback is Service.Rollback for a process that has only the journal
-// open (agent rollback).
-func Rollback(ctx context.Context, st *store.Store, checkpointID string, opt RollbackOptions) (RollbackResult, error) {
-	return rollback(ctx, st, nil, checkpointID, opt, nil)
 }
 
 // rollback uses open, when it is the shadow repository of the checkpoint's
@@ -114,12 +110,14 @@ func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, chec
 	if err != nil {
 		return RollbackResult{}, fmt.Errorf("rollback to %s: %w", cp.ID, err)
 	}
-	res := RollbackResult{RunID: run.ID, To: cp.ID, Before: pre.ID, Changes: changes, Files: []string{}}
+	res := RollbackResult{RunID: run.ID, To: cp.ID, Before: pre.ID, Files: []string{}}
 	for _, ch := range changes {
+		fc := protocol.FileChange{Path: ch.Path, Action: protocol.FileAction(ch.Action), Reason: ch.Reason}
+		res.Changes = append(res.Changes, fc)
 		if ch.Action != checkpoint.ActionKept {
 			res.Files = append(res.Files, ch.Path)
 		} else {
-			res.NotRestored = append(res.NotRestored, ch)
+			res.NotRestored = append(res.NotRestored, fc)
 		}
 	}
 	preFiles := []string{}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gofrs/flock"
 
@@ -15,6 +14,10 @@ import (
 	"agent/internal/protocol"
 	"agent/internal/store"
 )
+
+// DefaultMaxSteps is how many model requests a run may make unless told
+// otherwise (agent run --max-steps).
+const DefaultMaxSteps = agent.DefaultMaxSteps
 
 // Run is a run this session drives: it holds the run's lock until Close.
 type Run struct {
@@ -68,20 +71,6 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 		return nil, err
 	}
 	return r, nil
-}
-
-// PeekRun reads a run and its folded state without taking it over (to pick
-// the settings a resume needs, or to print a finished run's answer).
-func PeekRun(ctx context.Context, st *store.Store, id string) (store.Run, *agent.State, error) {
-	run, err := st.GetRun(ctx, id)
-	if err != nil {
-		return store.Run{}, nil, err
-	}
-	evs, err := st.Events(ctx, run.ID, 0)
-	if err != nil {
-		return store.Run{}, nil, err
-	}
-	return run, agent.Fold(run.ID, evs), nil
 }
 
 // OpenRun takes over an existing run of the session's workspace: its lock,
@@ -226,14 +215,24 @@ func (r *Run) Interrupt() {
 	}
 }
 
+// OpenCalls are the ids of the calls without a result (pending a
+// decision, or cut short), in journal order.
+func (r *Run) OpenCalls() []string {
+	ids := make([]string, 0, len(r.state.Open))
+	for _, oc := range r.state.Open {
+		ids = append(ids, oc.Call.ID)
+	}
+	return ids
+}
+
 // PendingCalls are the ids of calls awaiting a person's decision.
 func (r *Run) PendingCalls() []string { return r.state.PendingCalls() }
 
 func (r *Run) String() string { return fmt.Sprintf("run %s", r.id) }
 
 // Grants are the run's "allow for this run" grants that have not expired.
-func (r *Run) Grants(ctx context.Context) ([]store.Grant, error) {
-	return r.s.store.Grants(ctx, r.id, time.Now())
+func (r *Run) Grants(ctx context.Context) ([]protocol.GrantInfo, error) {
+	return r.s.Home().Grants(ctx, r.id)
 }
 
 // RevokeGrant withdraws one of the run's grants (journaled as

@@ -54,14 +54,19 @@ func commandEnv(envAllow []string) []string {
 	return kept
 }
 
-// RunSandbox is the sandbox mode a run started with (the one it asked for,
+// runSandbox is the sandbox mode a run started with (the one it asked for,
 // where the kernel could not enforce it), "" when its journal does not say:
 // a resume keeps it unless a flag or the environment sets another.
-func RunSandbox(ctx context.Context, st *store.Store, runID string) string {
+func runSandbox(ctx context.Context, st *store.Store, runID string) string {
 	evs, err := st.Events(ctx, runID, 0)
 	if err != nil {
 		return ""
 	}
+	return sandboxOf(evs)
+}
+
+// sandboxOf is runSandbox over a journal already read.
+func sandboxOf(evs []event.Event) string {
 	for _, ev := range evs {
 		if d, ok := ev.Data.(*event.RunStartedData); ok && d.Sandbox != nil {
 			if d.Sandbox.Requested != "" {

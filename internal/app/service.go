@@ -76,7 +76,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, set.Home)
+	st, err := openJournal(ctx, set.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -181,16 +181,16 @@ func (s *Service) WarmRepoMap() {
 	})
 }
 
-// OpenStore opens the journal, with a permission problem of the state
+// openJournal opens the journal, with a permission problem of the state
 // directory as a *UsageError (its message names the chmod that fixes it).
-func OpenStore(ctx context.Context, home string) (*store.Store, error) {
+func openJournal(ctx context.Context, home string) (*store.Store, error) {
 	return openStore(ctx, home, store.Open)
 }
 
-// OpenStoreRead is OpenStore for a command that only reads the journal: on
+// openJournalRead is openJournal for a command that only reads the journal: on
 // a state directory that cannot be written it opens the journal read-only,
 // without creating or migrating anything (store.OpenRead).
-func OpenStoreRead(ctx context.Context, home string) (*store.Store, error) {
+func openJournalRead(ctx context.Context, home string) (*store.Store, error) {
 	return openStore(ctx, home, store.OpenRead)
 }
 
@@ -249,18 +249,18 @@ func (s *Service) Close() {
 	s.sb.Close()
 	s.tools.close() // the MCP servers end with the session
 	s.closeOTel()
+	s.mu.Lock()
+	h := s.home
+	s.mu.Unlock()
+	if h != nil {
+		h.Close() // the repositories it opened; the journal is the session's
+	}
 	s.cps.Close()
 	s.store.Close()
 }
 
 // Settings are the session's settings.
 func (s *Service) Settings() *Settings { return s.set }
-
-// Store is the session's journal (for listings and reports).
-func (s *Service) Store() *store.Store { return s.store }
-
-// Checkpoints is the shadow repository of the session's workspace.
-func (s *Service) Checkpoints() *checkpoint.Store { return s.cps }
 
 // Redact redacts text with the session's redactor.
 func (s *Service) Redact(text string) string { return s.red.Redact(text) }

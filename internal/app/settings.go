@@ -32,7 +32,7 @@ type Flags struct {
 	// Sandbox is --sandbox: workspace-write, read-only or off.
 	Sandbox string
 	// PriorSandbox, when continuing a run, is the sandbox mode it started
-	// with (RunSandbox); it stands in for file and default values.
+	// with (Home.Peek); it stands in for file and default values.
 	PriorSandbox string
 }
 
@@ -83,9 +83,9 @@ type Prior struct {
 	Provider event.Provider // "" for a run from before providers were recorded
 }
 
-// PriorOf is the prior of a run from its row and, when the caller has it,
+// priorOf is the prior of a run from its row and, when the caller has it,
 // its folded journal (st nil: the provider follows from the model's name).
-func PriorOf(row store.Run, st *agent.State) *Prior {
+func priorOf(row store.Run, st *agent.State) *Prior {
 	p := &Prior{Model: row.Model, Approval: row.Approval, Provider: event.Provider(config.ProviderOfModel(row.Model))}
 	if st != nil && st.Provider != "" {
 		if pp, err := config.ParseProvider(string(st.Provider)); err == nil {

@@ -74,6 +74,7 @@ type Redactor interface {
 
 // Task is what Capture wrote.
 type Task struct {
+	RunID    string // the run captured
 	Dir      string // the new task directory
 	Turns    int
 	Files    int      // fixture files written
@@ -143,7 +144,7 @@ func Capture(ctx context.Context, opt Options) (*Task, error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	task := &Task{Dir: target, Turns: len(r.script.Turns), Outcome: r.outcome}
+	task := &Task{RunID: opt.RunID, Dir: target, Turns: len(r.script.Turns), Outcome: r.outcome}
 	if err := writeFixture(ctx, tmp, opt.Fixture, opt.Redactor, task); err != nil {
 		return nil, err
 	}

@@ -45,3 +45,22 @@ func TestFinished(t *testing.T) {
 		}
 	}
 }
+
+// ItemWords: one kind's words for one and for many, the ref after them, an
+// unknown kind as it is.
+func TestItemWords(t *testing.T) {
+	for _, c := range []struct {
+		in   event.ContextItem
+		want string
+	}{
+		{event.ContextItem{Kind: "messages", Count: 41}, "41 messages"},
+		{event.ContextItem{Kind: "summary", Count: 2}, "2 summaries"},
+		{event.ContextItem{Kind: "tool_result", Count: 1, Ref: "call_9 a.go"}, "tool result call_9 a.go"},
+		{event.ContextItem{Kind: "person", Count: 3}, "3 messages of yours"},
+		{event.ContextItem{Kind: "gizmo", Count: 2}, "2 gizmo"},
+	} {
+		if got := ItemWords(c.in); got != c.want {
+			t.Errorf("ItemWords(%+v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

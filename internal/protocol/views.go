@@ -66,3 +66,52 @@ type GrantInfo struct {
 	Rule    string
 	Expires time.Time
 }
+
+// AuditEntry is one row of the audit log (`agent audit --json` writes it):
+// an approval decision, a rollback, an export, a deletion.
+type AuditEntry struct {
+	Time   time.Time `json:"time"`
+	RunID  string    `json:"run_id"`
+	Action string    `json:"action"`
+	CallID string    `json:"call_id"`
+	Detail string    `json:"detail"`
+}
+
+// FileAction is what a rollback did to one path.
+type FileAction string
+
+// The file actions of a rollback.
+const (
+	FileAdded    FileAction = "added"
+	FileModified FileAction = "modified"
+	FileDeleted  FileAction = "deleted"
+	// FileKept: the path was left as it is (a file no snapshot can hold);
+	// FileChange.Reason says why.
+	FileKept FileAction = "kept"
+)
+
+// FileChange is one path a rollback looked at.
+type FileChange struct {
+	Path   string
+	Action FileAction
+	// Reason says, for FileKept, why the path was left as it is.
+	Reason string
+}
+
+// Deleted says what deleting one run removed.
+type Deleted struct {
+	RunID               string
+	Events, Checkpoints int
+}
+
+// ModelRequest is one model request of a run, what its context report
+// shows (`agent context`).
+type ModelRequest struct {
+	RunID string
+	// Request is the model_request event's payload; its Context is the
+	// report (budget, layers, cuts).
+	Request *event.ModelRequestData
+	// Compaction is the compaction the request is the first after (nil:
+	// none, or not in the journal).
+	Compaction *event.CompactionData
+}

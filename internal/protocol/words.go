@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"agent/internal/event"
@@ -81,6 +82,33 @@ func CompactionLine(d *event.CompactionData, count func(int) string, arrow strin
 		line += "; the last rounds were cut too"
 	}
 	return line
+}
+
+// ItemWords names an item of a context layer as a person reads it: its
+// count and kind, then its ref ("41 messages", "tool result call_9
+// internal/greet/greet.go"). Each frontend adds the seq range in its own
+// typography.
+func ItemWords(e event.ContextItem) string {
+	k, ok := itemKinds[e.Kind]
+	if !ok {
+		k = [2]string{e.Kind, e.Kind}
+	}
+	s := k[0]
+	if e.Count > 1 {
+		s = strconv.Itoa(e.Count) + " " + k[1]
+	}
+	if e.Ref != "" {
+		s += " " + e.Ref
+	}
+	return s
+}
+
+// itemKinds are the words of an item kind, one and many.
+var itemKinds = map[string][2]string{
+	"person": {"message of yours", "messages of yours"}, "assistant": {"assistant message", "assistant messages"},
+	"tool_result": {"tool result", "tool results"}, "messages": {"message", "messages"}, "file": {"file", "files"},
+	"summary": {"summary", "summaries"}, "map": {"repo map", "repo maps"}, "plan": {"plan", "plans"},
+	"instructions": {"instructions", "messages"}, "tool": {"tool", "tools"},
 }
 
 func plural(n int) string {

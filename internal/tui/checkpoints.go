@@ -1,13 +1,9 @@
 package tui
 
 import (
-	"context"
-
 	tea "charm.land/bubbletea/v2"
 
 	"agent/internal/app"
-	"agent/internal/event"
-	"agent/internal/store"
 	"agent/internal/tui/drawer"
 )
 
@@ -54,37 +50,20 @@ func (m *model) openCheckpoints() tea.Cmd {
 
 // preview computes the diff from a checkpoint to the run's newest one.
 func (m *model) preview(id string) tea.Cmd {
-	run := m.runID()
-	repo, st, ctx := m.svc.Checkpoints(), m.svc.Store(), m.ctx
+	run, home, ctx := m.runID(), m.svc.Home(), m.ctx
 	return func() tea.Msg {
-		head, err := repo.Head(run)
-		if err != nil {
+		pv, err := home.Preview(ctx, run, id)
+		switch {
+		case err != nil:
 			return previewMsg{id: id, diff: "(no preview: " + err.Error() + ")"}
-		}
-		if head.ID == id {
-			// The newest checkpoint is the one a rollback took of the files
-			// before it: its preview is what undoing that rollback brings back
-			// (the files now are those of the rollback's target).
-			if target := rolledBackTo(ctx, st, run, id); target != "" {
-				p, err := repo.Patch(ctx, target, id)
-				if err != nil {
-					return previewMsg{id: id, diff: "(no preview: " + err.Error() + ")"}
-				}
-				if p == "" {
-					p = "(undoing the rollback changes no file)"
-				}
-				return previewMsg{id: id, diff: p}
-			}
+		case pv.UndoesRollback && pv.Patch == "":
+			return previewMsg{id: id, diff: "(undoing the rollback changes no file)"}
+		case pv.Newest && !pv.UndoesRollback:
 			return previewMsg{id: id, diff: "(this is the newest checkpoint: nothing changed since)"}
+		case pv.Patch == "":
+			return previewMsg{id: id, diff: "(no file differs from the newest checkpoint)"}
 		}
-		p, err := repo.Patch(ctx, id, head.ID)
-		if err != nil {
-			return previewMsg{id: id, diff: "(no preview: " + err.Error() + ")"}
-		}
-		if p == "" {
-			p = "(no file differs from the newest checkpoint)"
-		}
-		return previewMsg{id: id, diff: p}
+		return previewMsg{id: id, diff: pv.Patch}
 	}
 }
 
@@ -100,19 +79,4 @@ func (m *model) rollback(r drawer.RollbackMsg) tea.Cmd {
 		res, err := svc.Rollback(ctx, r.ID, app.RollbackOptions{Files: r.Code, Conversation: r.Conversation}, run)
 		return rollbackDoneMsg{res: res, err: err}
 	}
-}
-
-// rolledBackTo returns the checkpoint a rollback restored when id is the
-// checkpoint it took first ("undo rollback"), or "".
-func rolledBackTo(ctx context.Context, st *store.Store, run, id string) string {
-	evs, err := st.Events(ctx, run, 0)
-	if err != nil {
-		return ""
-	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		if d, ok := evs[i].Data.(*event.RollbackData); ok && d.Before == id {
-			return d.CheckpointID
-		}
-	}
-	return ""
 }

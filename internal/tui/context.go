@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -51,22 +50,7 @@ func drawerContext(t *transcriptState, window int) drawer.Context {
 
 // entryWhat names an entry: count and kind, ref, seq range.
 func entryWhat(e event.ContextItem) string {
-	kinds := map[string][2]string{
-		"person": {"message of yours", "messages of yours"}, "assistant": {"assistant message", "assistant messages"},
-		"tool_result": {"tool result", "tool results"}, "messages": {"message", "messages"}, "file": {"file", "files"},
-		"summary": {"summary", "summaries"}, "map": {"repo map", "repo maps"}, "plan": {"plan", "plans"},
-	}
-	k, ok := kinds[e.Kind]
-	if !ok {
-		k = [2]string{e.Kind, e.Kind}
-	}
-	s := k[0]
-	if e.Count > 1 {
-		s = strconv.Itoa(e.Count) + " " + k[1]
-	}
-	if e.Ref != "" {
-		s += " " + e.Ref
-	}
+	s := protocol.ItemWords(e)
 	switch {
 	case e.FirstSeq > 0 && e.LastSeq > e.FirstSeq:
 		s += fmt.Sprintf(", seq %d–%d", e.FirstSeq, e.LastSeq)

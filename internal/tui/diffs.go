@@ -26,24 +26,15 @@ func (m *model) openDiff() tea.Cmd {
 	}
 	m.overlay = overlayDiff
 	m.diff = nil
-	st, repo, ctx := m.svc.Store(), m.svc.Checkpoints(), m.ctx
+	home, ctx := m.svc.Home(), m.ctx
 	return func() tea.Msg {
-		cps, err := st.Checkpoints(ctx, id)
-		if err != nil {
+		p, changed, err := home.Changes(ctx, id)
+		switch {
+		case err != nil:
 			return diffMsg{note: "no diff: " + err.Error()}
-		}
-		if len(cps) == 0 {
+		case !changed:
 			return diffMsg{note: "the run has changed no file yet"}
-		}
-		head, err := repo.Head(id)
-		if err != nil {
-			return diffMsg{note: "no diff: " + err.Error()}
-		}
-		p, err := repo.Patch(ctx, cps[0].ID, head.ID)
-		if err != nil {
-			return diffMsg{note: "no diff: " + err.Error()}
-		}
-		if p == "" {
+		case p == "":
 			return diffMsg{note: "no file differs from before the run's first change"}
 		}
 		return diffMsg{patch: p}

@@ -167,7 +167,7 @@ func (h *harness) events() []event.Event {
 	h.t.Helper()
 	var id string
 	h.probe(func(m *model) { id = m.runID() })
-	evs, err := h.pr.svc.Store().Events(context.Background(), id, 0)
+	evs, err := h.pr.svc.Home().Events(context.Background(), id)
 	if err != nil {
 		h.t.Fatal(err)
 	}

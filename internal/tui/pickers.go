@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"agent/internal/store"
+	"agent/internal/protocol"
 	"agent/internal/tui/picker"
 )
 
@@ -22,12 +22,12 @@ const (
 type (
 	// runsMsg carries the workspace's runs into the /resume picker.
 	runsMsg struct {
-		runs []store.Run
+		runs []protocol.RunInfo
 		err  error
 	}
 	// grantsMsg carries the run's grants into the /approvals picker.
 	grantsMsg struct {
-		grants []store.Grant
+		grants []protocol.GrantInfo
 		err    error
 	}
 	// revokedMsg says a grant was revoked (or why not).
@@ -54,8 +54,8 @@ func (m *model) openPicker(k pickKind) tea.Cmd {
 		ws := svc.Settings().Workspace
 		m.layout()
 		return func() tea.Msg {
-			all, err := svc.Store().ListRuns(ctx)
-			var mine []store.Run
+			all, err := svc.Home().Runs(ctx)
+			var mine []protocol.RunInfo
 			for _, r := range all {
 				if filepath.Clean(r.Workspace) == filepath.Clean(ws) {
 					mine = append(mine, r)
