@@ -87,7 +87,16 @@ func firstLine(s string) string {
 	return s
 }
 
-// openHome opens the state directory's read and maintenance side.
+// openHome opens the state directory's read and maintenance side, for a
+// command that may write it.
+func openHome(cmd *cobra.Command) (*app.Home, error) {
+	h, err := app.OpenHome(cmd.Context(), "")
+	if err != nil {
+		return nil, appErr(err)
+	}
+	return h, nil
+}
+
 // openHomeRead opens the state directory for a command that only reads it.
 func openHomeRead(cmd *cobra.Command) (*app.Home, error) {
 	h, err := app.OpenHomeRead(cmd.Context(), "")
