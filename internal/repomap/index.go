@@ -102,10 +102,13 @@ func (b *Builder) load(ctx context.Context, files []*srcFile, ri *rootIndex, l *
 			return loadStats{}, err
 		}
 	}
-	// With a snapshot, which holds what is parsed now, a Go file's row
-	// would cost more to encode, redact and write than the file costs to
-	// scan again (scanGo): only the other languages' rows are kept.
-	goRows := ri.snap != snapMissing && ri.snap != snapSynced
+	// A build that writes the snapshot (none yet: a cold one) keeps no Go
+	// rows: the snapshot holds what is parsed now, and a row would cost more
+	// to encode, redact and write than the file costs to scan again
+	// (scanGo). A build patching a snapshot it read writes the rows of what
+	// it parsed, or the next process would parse every file edited since
+	// the snapshot again.
+	goRows := ri.snap != snapMissing
 	if err := b.parse(ctx, need, cache, goRows, workers, accept); err != nil {
 		return loadStats{}, err
 	}
