@@ -47,7 +47,7 @@ func (s *Sandbox) Blocked(output, cwd, command string, exitCode int) []event.San
 			p = filepath.Join(cwd, p)
 		}
 		p = resolveExisting(filepath.Clean(p)) // where a symlink leads
-		if seen[p] || s.mayWrite(p) {
+		if seen[p] || s.mayWrite(p) || kernelPath(p) {
 			return
 		}
 		seen[p] = true
@@ -107,6 +107,13 @@ func (s *Sandbox) undoCommonDir() (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// kernelPath: /proc and /sys refuse for reasons of their own (another
+// process's details, Landlock's ptrace scoping); no writable = [...] would
+// help, so they are not reported as blocked writes.
+func kernelPath(p string) bool {
+	return p == "/proc" || p == "/sys" || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/sys/")
 }
 
 // mayWrite reports whether the sandbox lets a command write p.
