@@ -13,6 +13,7 @@ func TestBlocked(t *testing.T) {
 	outside := t.TempDir()
 	outside, _ = filepath.EvalSymlinks(outside)
 	os.Symlink(outside, filepath.Join(ws, "lnk"))
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
 	sb, _ := New(Options{Mode: ModeWorkspaceWrite, Workspace: ws, TempRoot: t.TempDir(), Getenv: func(string) string { return "" },
 		Probe: func() Capabilities { return Capabilities{LandlockABI: 7, UserNS: true} }})
 	defer sb.Close()
@@ -31,6 +32,9 @@ func TestBlocked(t *testing.T) {
 		{"go", "dial tcp 10.0.0.1:443: connect: network is unreachable\n", "go run .", 1, []string{"network:10.0.0.1:443"}},
 		{"a network tool that worked", "", "curl -s http://x", 0, nil},
 		{"nothing", "ok\n", "ls", 0, nil},
+		{"proc is not a write", "ls: cannot open directory '/proc/1/fd': Permission denied\n", "ls /proc/1/fd", 2, nil},
+		{"a protected git hook", "bash: line 1: .git/hooks/pre-commit: Read-only file system\n", "echo x > .git/hooks/pre-commit", 1,
+			[]string{"write:" + ws + "/.git/hooks/pre-commit"}},
 	} {
 		got := sb.Blocked(tc.out, ws, tc.cmd, tc.code)
 		var kinds []string
