@@ -6,10 +6,17 @@ COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X agent/cmd.version=$(VERSION) -X agent/cmd.commit=$(COMMIT)
 export CGO_ENABLED ?= 0
 
-.PHONY: build test test-race test-cgo bench lint clean
+PREFIX   ?= $(HOME)/.local
+
+.PHONY: build install test test-race test-cgo bench lint clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+# install puts the binary on your PATH ($(PREFIX)/bin, ~/.local/bin by default).
+install: build
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/agent
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/agent"; case ":$$PATH:" in *":$(PREFIX)/bin:"*) ;; *) echo "add $(PREFIX)/bin to your PATH";; esac
 
 # Every test, race detector on (it needs cgo), then the pure-Go build.
 test: lint
