@@ -126,8 +126,6 @@ func TestAttackSeccompForeignABI(t *testing.T) {
 // sandbox. (A shell prompt that shows git status in a subdirectory runs it
 // too, gitlink or not.)
 func TestAttackNestedRepoRunsAtPersonsGit(t *testing.T) {
-	t.Skip("known gap, not fixed yet (docs/security-privacy.md, \"A new repository inside the workspace\"): " +
-		"no mount can protect a .git a command creates; the fix is to find new nested repositories and gitlinks after each command")
 	needSandbox(t)
 	marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
 	e := newEnv(t, "")

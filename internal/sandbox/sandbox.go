@@ -166,6 +166,7 @@ type Sandbox struct {
 	noNS     bool // user namespaces failed: no network is Landlock's TCP rules, if any; no mounts
 	temps    map[string]string
 	spawners map[string]*spawner // by run
+	links    gitlinkWatch        // the workspace index's gitlinks (gitlink.go)
 	closed   bool
 }
 
