@@ -37,7 +37,7 @@ func nestedRepo(t *testing.T, dir string) {
 // that entry out of the index and reports it; a submodule the workspace
 // had before, a gitlink with no repository, files (conflict-free) and the
 // repository on disk stay.
-func TestUndoNewGitlinks(t *testing.T) {
+func TestSandboxUndoesNewGitlinks(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
@@ -129,7 +129,7 @@ func TestUndoNewGitlinks(t *testing.T) {
 
 // A repository whose .git is a file pointing elsewhere (git init
 // --separate-git-dir) is a repository too.
-func TestUndoNewGitlinkGitFile(t *testing.T) {
+func TestSandboxUndoesNewGitlinkGitFile(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
