@@ -449,6 +449,7 @@ func (s *Sandbox) EndRun(runID string) {
 		_ = os.RemoveAll(d)
 		delete(s.temps, runID)
 	}
+	delete(s.links.hasRun, runID) // its next command takes a new baseline
 }
 
 // Close removes the runs' temporary directories.
