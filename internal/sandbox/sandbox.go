@@ -8,8 +8,11 @@
 // command from inside; Serve is its body, Start the agent's side, and
 // spawnproto.go their protocol), the one-shot helper for long-lived
 // programs such as MCP servers (`agent sandbox-exec`; Exec is its body), the
-// per-run temporary directory, the environment scrubbing of commands, and
-// the reading of a command's output for what the sandbox blocked.
+// per-run temporary directory, the environment scrubbing of commands, the
+// reading of a command's output for what the sandbox blocked, and the
+// after-command undo of what no mount could stop ahead of time (a
+// .git/commondir; a gitlink staged for a repository the command made,
+// gitlink.go).
 //
 // It must not touch the journal or decide approvals: it says what a command
 // runs under, and internal/tools and internal/agent record it. Unsandboxed
