@@ -124,16 +124,25 @@ func TestAttackSeccompForeignABI(t *testing.T) {
 // person's next `git status` in the workspace runs `git status` inside the
 // nested repository, which runs the planted fsmonitor command outside any
 // sandbox. (A shell prompt that shows git status in a subdirectory runs it
-// too, gitlink or not.)
+// too, gitlink or not.) After each command the sandbox takes such a gitlink
+// out of the index and says so; the repository stays on disk, untracked.
 func TestAttackNestedRepoRunsAtPersonsGit(t *testing.T) {
-	t.Skip("known gap, not fixed yet (docs/security-privacy.md, \"A new repository inside the workspace\"): " +
-		"no mount can protect a .git a command creates; the fix is to find new nested repositories and gitlinks after each command")
 	needSandbox(t)
 	marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
 	e := newEnv(t, "")
-	e.runCommands(t, nil, nil,
+	r := e.runCommands(t, nil, nil,
 		"mkdir vendor && cd vendor && git init -q && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x && "+
 			"git config core.fsmonitor 'touch "+marker+"; true' && cd .. && git add vendor 2>/dev/null; echo staged=$?")
+	if out, _ := r.results["c1"]["output"].(string); !strings.Contains(out, "staged=0") ||
+		!strings.Contains(out, "git add vendor") || !strings.Contains(out, "untracked") {
+		t.Fatalf("the command did not stage vendor, or the sandbox did not say it took it out of the index:\n%v", r.results["c1"])
+	}
+	if out, err := exec.Command("git", "-C", e.ws, "ls-files", "-s", "vendor").Output(); err != nil || len(out) != 0 {
+		t.Fatalf("vendor is still in the index (%v): %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "vendor", ".git", "config")); err != nil {
+		t.Fatal("the command's repository should stay on disk:", err)
+	}
 	for _, args := range [][]string{{"status"}, {"diff"}} {
 		c := exec.Command("git", args...)
 		c.Dir = e.ws

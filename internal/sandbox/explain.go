@@ -58,6 +58,10 @@ func (s *Sandbox) Blocked(output, cwd, command string, exitCode int) []event.San
 		out = append(out, event.SandboxBlock{Kind: "write", Target: p, Allow: s.allowWrite(p) +
 			" (the sandbox removed the file the command wrote: git would have taken its hooks and config from the directory it names)"})
 	}
+	for _, b := range s.undoNewGitlinks() {
+		seen[b.Target] = true
+		out = append(out, b)
+	}
 	for _, re := range []*regexp.Regexp{deniedQuoted, deniedBare, deniedErrno} {
 		for _, m := range re.FindAllStringSubmatch(output, 20) {
 			addPath(m[1])

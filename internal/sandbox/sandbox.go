@@ -8,8 +8,11 @@
 // command from inside; Serve is its body, Start the agent's side, and
 // spawnproto.go their protocol), the one-shot helper for long-lived
 // programs such as MCP servers (`agent sandbox-exec`; Exec is its body), the
-// per-run temporary directory, the environment scrubbing of commands, and
-// the reading of a command's output for what the sandbox blocked.
+// per-run temporary directory, the environment scrubbing of commands, the
+// reading of a command's output for what the sandbox blocked, and the
+// after-command undo of what no mount could stop ahead of time (a
+// .git/commondir; a gitlink staged for a repository the command made,
+// gitlink.go).
 //
 // It must not touch the journal or decide approvals: it says what a command
 // runs under, and internal/tools and internal/agent record it. Unsandboxed
@@ -166,6 +169,7 @@ type Sandbox struct {
 	noNS     bool // user namespaces failed: no network is Landlock's TCP rules, if any; no mounts
 	temps    map[string]string
 	spawners map[string]*spawner // by run
+	links    gitlinkWatch        // the workspace index's gitlinks (gitlink.go)
 	closed   bool
 }
 
@@ -448,6 +452,7 @@ func (s *Sandbox) EndRun(runID string) {
 		_ = os.RemoveAll(d)
 		delete(s.temps, runID)
 	}
+	delete(s.links.hasRun, runID) // its next command takes a new baseline
 }
 
 // Close removes the runs' temporary directories.

@@ -64,6 +64,7 @@ func (s *Sandbox) spawnerFor(runID, tmp string, env []string) (*spawner, error) 
 	}
 	sp := s.spawners[runID]
 	noNS := s.noNS || !s.caps.UserNS
+	s.baselineGitlinks(runID) // before the run's first command
 	s.mu.Unlock()
 	if sp != nil && sp.alive() {
 		return sp, nil
