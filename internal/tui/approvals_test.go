@@ -200,3 +200,27 @@ func TestQuitDuringPromptLeavesItUndecided(t *testing.T) {
 		t.Error("the command ran")
 	}
 }
+
+// "press ctrl+c again to quit" goes when its window closes, and a ctrl+c
+// after that asks again instead of quitting.
+func TestCtrlCNoticeEndsWithItsWindow(t *testing.T) {
+	h := newHarness(t, "ask", nil, turnJSON("Hi."))
+	ctrlC := tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	h.key(ctrlC)
+	h.until("the notice", func(m *model) bool { return m.flash == quitNotice })
+	if !strings.Contains(h.screen(), quitNotice) {
+		t.Fatalf("the notice is not on screen:\n%s", h.screen())
+	}
+	h.probe(func(m *model) { h.clock = h.clock.Add(quitWindow + time.Millisecond) })
+	h.until("the notice to go", func(m *model) bool { return m.flash == "" })
+	if strings.Contains(h.screen(), quitNotice) {
+		t.Fatalf("the notice outlived its window:\n%s", h.screen())
+	}
+	h.key(ctrlC)
+	h.until("the notice again", func(m *model) bool { return m.flash == quitNotice })
+	select {
+	case <-h.done:
+		t.Fatal("a ctrl+c after the window quit")
+	default:
+	}
+}
