@@ -346,3 +346,19 @@ func TestAttachRefusesBinary(t *testing.T) {
 		t.Errorf("the binary file was attached: %q", got)
 	}
 }
+
+// A heading in the model's answer is shown as its text: no literal "## ".
+func TestMarkdownHeadingHasNoHashes(t *testing.T) {
+	h := newHarness(t, "ask", nil, turnJSON("## The fix\n\nIt works now.\n\n### Why\n\nBecause."))
+	h.text("explain")
+	h.enter()
+	h.idle()
+	h.until("the answer", func(m *model) bool { return strings.Contains(stripANSI(m.View().Content), "It works now.") })
+	s := h.screen()
+	if !strings.Contains(s, "The fix") || !strings.Contains(s, "Why") {
+		t.Fatalf("the headings are missing:\n%s", s)
+	}
+	if strings.Contains(s, "## ") {
+		t.Fatalf("a heading keeps its literal hashes:\n%s", s)
+	}
+}
