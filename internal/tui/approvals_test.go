@@ -224,3 +224,25 @@ func TestCtrlCNoticeEndsWithItsWindow(t *testing.T) {
 	default:
 	}
 }
+
+// A plain deny says, in the prompt, that it ends the turn; and after it the
+// transcript says the run stopped and how to go on.
+func TestPlainDenySaysItStopsTheTurn(t *testing.T) {
+	h := newHarness(t, "ask", nil,
+		turnJSON("", call{"c1", "run_command", args(map[string]any{"command": "echo x > x.txt"})}),
+		turnJSON("Done."))
+	h.text("do it")
+	h.enter()
+	h.ask()
+	if s := h.screen(); !strings.Contains(s, "3/n/esc  deny and stop the turn") {
+		t.Fatalf("the prompt does not say a deny stops the turn:\n%s", s)
+	}
+	h.key(tea.KeyPressMsg{Code: '3', Text: "3"})
+	h.idle()
+	if s := h.screen(); !strings.Contains(s, "you denied a call") {
+		t.Fatalf("after the deny the transcript does not say the run stopped:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+}
