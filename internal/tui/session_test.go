@@ -362,3 +362,31 @@ func TestMarkdownHeadingHasNoHashes(t *testing.T) {
 		t.Fatalf("a heading keeps its literal hashes:\n%s", s)
 	}
 }
+
+// A grep card shows the pattern it searched for (and where), not only the
+// path; a glob card shows its pattern.
+func TestGrepCardShowsPattern(t *testing.T) {
+	h := newHarness(t, "ask", map[string]string{"pkg/a.go": "package pkg // needleXYZ\n"},
+		turnJSON("", call{"c1", "grep", args(map[string]any{"pattern": "needleXYZ", "path": "pkg"})},
+			call{"c2", "glob", args(map[string]any{"pattern": "**/*.go"})}),
+		turnJSON("Found it."))
+	h.text("find it")
+	h.enter()
+	h.idle()
+	s := h.screen()
+	var grepRow, globRow string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, " grep ") {
+			grepRow = l
+		}
+		if strings.Contains(l, " glob ") {
+			globRow = l
+		}
+	}
+	if !strings.Contains(grepRow, "needleXYZ in pkg") {
+		t.Errorf("the grep card's header %q does not show the pattern and where:\n%s", grepRow, s)
+	}
+	if !strings.Contains(globRow, "**/*.go") {
+		t.Errorf("the glob card's header %q does not show the pattern:\n%s", globRow, s)
+	}
+}
