@@ -390,3 +390,34 @@ func TestGrepCardShowsPattern(t *testing.T) {
 		t.Errorf("the glob card's header %q does not show the pattern:\n%s", globRow, s)
 	}
 }
+
+// ↑ goes back through the history past a slash command: a recalled
+// "/status" opens no completion list that would take the next ↑.
+func TestHistoryPastSlashCommand(t *testing.T) {
+	h := newHarness(t, "ask", nil, turnJSON("Hi."))
+	h.text("hello there")
+	h.enter()
+	h.idle()
+	h.slashCmd("/status")
+	h.until("the box empty", func(m *model) bool { return m.input.Empty() })
+	up := tea.KeyPressMsg{Code: tea.KeyUp}
+	h.key(up)
+	h.until("/status recalled", func(m *model) bool { return m.input.Value() == "/status" })
+	h.key(up)
+	h.until("the message before it recalled", func(m *model) bool { return m.input.Value() == "hello there" })
+	down := tea.KeyPressMsg{Code: tea.KeyDown}
+	h.key(down)
+	h.until("/status again", func(m *model) bool { return m.input.Value() == "/status" })
+	h.key(down)
+	h.until("the empty draft", func(m *model) bool { return m.input.Empty() })
+	// typing a slash command still opens the list, and ↑ moves in it
+	h.text("/")
+	h.until("the completion list", func(m *model) bool { return m.input.PopupOpen() })
+	h.key(up)
+	h.probe(func(m *model) {
+		if m.input.Value() != "/" {
+			t.Errorf("↑ with the list open recalled %q", m.input.Value())
+		}
+	})
+}
+
