@@ -421,3 +421,19 @@ func TestHistoryPastSlashCommand(t *testing.T) {
 	})
 }
 
+// /export runs on the first Enter: its path is optional.
+func TestExportOnOneEnter(t *testing.T) {
+	h := newHarness(t, "ask", nil, turnJSON("Hi."))
+	h.text("hello")
+	h.enter()
+	h.idle()
+	h.text("/export")
+	h.until("the completion list", func(m *model) bool { return m.input.PopupOpen() })
+	h.enter()
+	h.until("the export notice", func(m *model) bool { return strings.Contains(stripANSI(m.View().Content), "exported") })
+	h.probe(func(m *model) {
+		if !m.input.Empty() {
+			t.Errorf("the box still holds %q", m.input.Value())
+		}
+	})
+}
