@@ -73,10 +73,10 @@ func (d *demo) tuiEditAndCommand(ctx context.Context) error {
 		return err
 	}
 	if d.opt.Interactive {
-		if ap, ok := find(evs, "approval", editCall); !ok || ap.Decision != "allow" {
-			n.fact("you did not approve the edit, so nothing was written: that is the point of ask mode")
+		if edit, command, allowed := personsEdit(evs); !allowed {
+			n.fact("%s", edit)
 			d.headCommand()
-			n.fact("skipped: a person's denial ends the turn, so the model never got to the check")
+			n.fact("%s", command)
 			return nil
 		}
 	}
@@ -91,6 +91,22 @@ func (d *demo) tuiEditAndCommand(ctx context.Context) error {
 		return modelErr(ms)
 	}
 	return nil
+}
+
+// personsEdit says what the person did with the edit's approval in
+// --interactive: what the demo tells of the edit and of the command step
+// when they did not allow it (a deny, or quitting the TUI before deciding).
+func personsEdit(evs []event) (edit, command string, allowed bool) {
+	ap, ok := find(evs, "approval", editCall)
+	switch {
+	case ok && ap.Decision == "allow":
+		return "", "", true
+	case ok:
+		return "you denied the edit, so nothing was written: that is the point of ask mode",
+			"skipped: a person's denial ends the turn, so the model never got to the check", false
+	}
+	return "you quit before deciding on the edit, so nothing was written: in ask mode nothing changes until you allow it",
+		"skipped: the run stopped at the approval, so the model never got to the check", false
 }
 
 // tuiResume is the resume of step 3 in the TUI: `agent resume RUN_ID` on a
@@ -174,18 +190,8 @@ func (d *demo) session(ctx context.Context, o tui.Options, drive func(context.Co
 			return res, errors.New("demo: the TUI was closed before the demo was done with it; run agent demo again (--interactive lets you drive, --plain narrates as text)")
 		}
 	case err := <-driven:
-		if err == nil {
-			scr.press("\x03\x03") // ctrl+c twice: the TUI's own quit
-		} else if !errors.Is(err, errInteractive) {
-			cancel()
-		}
-		quit := time.NewTimer(5 * time.Second)
-		select {
-		case res = <-done:
-		case <-quit.C:
-			cancel()
-			res = <-done
-		}
+		quit := time.NewTimer(quitGrace)
+		res = endSession(err, scr, done, cancel, quit.C)
 		quit.Stop()
 	}
 	cancel()
@@ -194,6 +200,32 @@ func (d *demo) session(ctx context.Context, o tui.Options, drive func(context.Co
 		return res, fmt.Errorf("demo: %w", res.Err)
 	}
 	return res, ctx.Err()
+}
+
+// quitGrace is how long the demo waits for the TUI to quit after it
+// pressed ctrl+c twice, before it cancels the session.
+const quitGrace = 5 * time.Second
+
+// endSession waits for the TUI once drive has returned err: nil, the demo
+// quits it (ctrl+c twice, cancelled if it has not ended by grace);
+// errInteractive, the person does, however long they take (the demo's
+// context still ends it); another error cancels it.
+func endSession(err error, scr *screen, done <-chan tui.Result, cancel func(), grace <-chan time.Time) tui.Result {
+	switch {
+	case errors.Is(err, errInteractive):
+		return <-done
+	case err == nil:
+		scr.press("\x03\x03") // ctrl+c twice: the TUI's own quit
+	default:
+		cancel()
+	}
+	select {
+	case res := <-done:
+		return res
+	case <-grace:
+		cancel()
+		return <-done
+	}
 }
 
 // isolate points this process's HOME, config and temporary directory into

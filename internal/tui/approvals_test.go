@@ -200,3 +200,49 @@ func TestQuitDuringPromptLeavesItUndecided(t *testing.T) {
 		t.Error("the command ran")
 	}
 }
+
+// "press ctrl+c again to quit" goes when its window closes, and a ctrl+c
+// after that asks again instead of quitting.
+func TestCtrlCNoticeEndsWithItsWindow(t *testing.T) {
+	h := newHarness(t, "ask", nil, turnJSON("Hi."))
+	ctrlC := tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	h.key(ctrlC)
+	h.until("the notice", func(m *model) bool { return m.flash == quitNotice })
+	if !strings.Contains(h.screen(), quitNotice) {
+		t.Fatalf("the notice is not on screen:\n%s", h.screen())
+	}
+	h.probe(func(m *model) { h.clock = h.clock.Add(quitWindow + time.Millisecond) })
+	h.until("the notice to go", func(m *model) bool { return m.flash == "" })
+	if strings.Contains(h.screen(), quitNotice) {
+		t.Fatalf("the notice outlived its window:\n%s", h.screen())
+	}
+	h.key(ctrlC)
+	h.until("the notice again", func(m *model) bool { return m.flash == quitNotice })
+	select {
+	case <-h.done:
+		t.Fatal("a ctrl+c after the window quit")
+	default:
+	}
+}
+
+// A plain deny says, in the prompt, that it ends the turn; and after it the
+// transcript says the run stopped and how to go on.
+func TestPlainDenySaysItStopsTheTurn(t *testing.T) {
+	h := newHarness(t, "ask", nil,
+		turnJSON("", call{"c1", "run_command", args(map[string]any{"command": "echo x > x.txt"})}),
+		turnJSON("Done."))
+	h.text("do it")
+	h.enter()
+	h.ask()
+	if s := h.screen(); !strings.Contains(s, "3/n/esc  deny and stop the turn") {
+		t.Fatalf("the prompt does not say a deny stops the turn:\n%s", s)
+	}
+	h.key(tea.KeyPressMsg{Code: '3', Text: "3"})
+	h.idle()
+	if s := h.screen(); !strings.Contains(s, "you denied a call") {
+		t.Fatalf("after the deny the transcript does not say the run stopped:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "x.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+}

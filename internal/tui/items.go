@@ -392,7 +392,18 @@ func summarize(tool, args string) string {
 	if json.Unmarshal([]byte(args), &m) != nil {
 		return oneLine(args, 200)
 	}
-	for _, k := range []string{"command", "path", "pattern"} {
+	if p, _ := m["pattern"].(string); p != "" {
+		// a search is told by what it looks for; where, if narrowed, after
+		s := p
+		if d, _ := m["path"].(string); d != "" {
+			s += " in " + d
+		}
+		if g, _ := m["include"].(string); g != "" {
+			s += " (" + g + ")"
+		}
+		return oneLine(s, 200)
+	}
+	for _, k := range []string{"command", "path"} {
 		if v, ok := m[k].(string); ok && v != "" {
 			return oneLine(v, 200)
 		}

@@ -9,6 +9,12 @@ import (
 // quitWindow: a second ctrl+c within it quits.
 const quitWindow = 2 * time.Second
 
+// quitNotice is the flash shown while a second ctrl+c would quit.
+const quitNotice = "press ctrl+c again to quit"
+
+// quitExpiredMsg: the window opened by the ctrl+c at at has closed.
+type quitExpiredMsg struct{ at time.Time }
+
 func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	key := k.String()
 	// ctrl+c twice quits, from anywhere.
@@ -16,9 +22,11 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if !m.ctrlC.IsZero() && m.now().Sub(m.ctrlC) < quitWindow {
 			return m, m.quit()
 		}
-		m.ctrlC = m.now()
-		m.flash = "press ctrl+c again to quit"
-		return m, nil
+		at := m.now()
+		m.ctrlC = at
+		m.flash = quitNotice
+		// the notice goes when its window does: a later ctrl+c asks again
+		return m, tea.Tick(quitWindow, func(time.Time) tea.Msg { return quitExpiredMsg{at: at} })
 	}
 	m.ctrlC, m.flash = time.Time{}, "" // any other key: the last notice has been seen
 	if m.prefixX {

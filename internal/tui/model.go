@@ -228,6 +228,15 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case probeMsg:
 		msg(m)
 		return m, nil
+	case quitExpiredMsg:
+		// only the notice of this ctrl+c, if nothing has replaced it
+		if m.ctrlC.Equal(msg.at) {
+			m.ctrlC = time.Time{}
+			if m.flash == quitNotice {
+				m.flash = ""
+			}
+		}
+		return m, nil
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
 		m.th = theme.New(m.dark, m.th.NoColor)

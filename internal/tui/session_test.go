@@ -346,3 +346,94 @@ func TestAttachRefusesBinary(t *testing.T) {
 		t.Errorf("the binary file was attached: %q", got)
 	}
 }
+
+// A heading in the model's answer is shown as its text: no literal "## ".
+func TestMarkdownHeadingHasNoHashes(t *testing.T) {
+	h := newHarness(t, "ask", nil, turnJSON("## The fix\n\nIt works now.\n\n### Why\n\nBecause."))
+	h.text("explain")
+	h.enter()
+	h.idle()
+	h.until("the answer", func(m *model) bool { return strings.Contains(stripANSI(m.View().Content), "It works now.") })
+	s := h.screen()
+	if !strings.Contains(s, "The fix") || !strings.Contains(s, "Why") {
+		t.Fatalf("the headings are missing:\n%s", s)
+	}
+	if strings.Contains(s, "## ") {
+		t.Fatalf("a heading keeps its literal hashes:\n%s", s)
+	}
+}
+
+// A grep card shows the pattern it searched for (and where), not only the
+// path; a glob card shows its pattern.
+func TestGrepCardShowsPattern(t *testing.T) {
+	h := newHarness(t, "ask", map[string]string{"pkg/a.go": "package pkg // needleXYZ\n"},
+		turnJSON("", call{"c1", "grep", args(map[string]any{"pattern": "needleXYZ", "path": "pkg"})},
+			call{"c2", "glob", args(map[string]any{"pattern": "**/*.go"})}),
+		turnJSON("Found it."))
+	h.text("find it")
+	h.enter()
+	h.idle()
+	s := h.screen()
+	var grepRow, globRow string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, " grep ") {
+			grepRow = l
+		}
+		if strings.Contains(l, " glob ") {
+			globRow = l
+		}
+	}
+	if !strings.Contains(grepRow, "needleXYZ in pkg") {
+		t.Errorf("the grep card's header %q does not show the pattern and where:\n%s", grepRow, s)
+	}
+	if !strings.Contains(globRow, "**/*.go") {
+		t.Errorf("the glob card's header %q does not show the pattern:\n%s", globRow, s)
+	}
+}
+
+// ↑ goes back through the history past a slash command: a recalled
+// "/status" opens no completion list that would take the next ↑.
+func TestHistoryPastSlashCommand(t *testing.T) {
+	h := newHarness(t, "ask", nil, turnJSON("Hi."))
+	h.text("hello there")
+	h.enter()
+	h.idle()
+	h.slashCmd("/status")
+	h.until("the box empty", func(m *model) bool { return m.input.Empty() })
+	up := tea.KeyPressMsg{Code: tea.KeyUp}
+	h.key(up)
+	h.until("/status recalled", func(m *model) bool { return m.input.Value() == "/status" })
+	h.key(up)
+	h.until("the message before it recalled", func(m *model) bool { return m.input.Value() == "hello there" })
+	down := tea.KeyPressMsg{Code: tea.KeyDown}
+	h.key(down)
+	h.until("/status again", func(m *model) bool { return m.input.Value() == "/status" })
+	h.key(down)
+	h.until("the empty draft", func(m *model) bool { return m.input.Empty() })
+	// typing a slash command still opens the list, and ↑ moves in it
+	h.text("/")
+	h.until("the completion list", func(m *model) bool { return m.input.PopupOpen() })
+	h.key(up)
+	h.probe(func(m *model) {
+		if m.input.Value() != "/" {
+			t.Errorf("↑ with the list open recalled %q", m.input.Value())
+		}
+	})
+}
+
+// /export runs on the first Enter: its path is optional.
+func TestExportOnOneEnter(t *testing.T) {
+	h := newHarness(t, "ask", nil, turnJSON("Hi."))
+	h.text("hello")
+	h.enter()
+	h.idle()
+	h.text("/export")
+	h.until("the completion list", func(m *model) bool { return m.input.PopupOpen() })
+	h.enter()
+	h.until("the export notice", func(m *model) bool { return strings.Contains(stripANSI(m.View().Content), "exported") })
+	h.probe(func(m *model) {
+		if !m.input.Empty() {
+			t.Errorf("the box still holds %q", m.input.Value())
+		}
+	})
+}

@@ -64,6 +64,10 @@ const (
 	DenyWithNote                   // 4 / tab, then the note and enter
 )
 
+// denyLabel says what a plain deny does: the run stops and waits for the
+// person (a deny with a note goes on, the model reading the note).
+const denyLabel = "deny and stop the turn"
+
 func (c Choice) String() string {
 	switch c {
 	case AllowOnce:
@@ -71,7 +75,7 @@ func (c Choice) String() string {
 	case AllowRun:
 		return "allow for this run"
 	case Deny:
-		return "deny"
+		return denyLabel
 	case DenyWithNote:
 		return "deny with a note"
 	}

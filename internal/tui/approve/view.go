@@ -156,7 +156,7 @@ func (m *Model) optionRows(r Request, cw int) []string {
 	}
 	add("1/y", "allow once", th.Text.Render)
 	add("2/a", grant, th.Text.Render)
-	add("3/n/esc", "deny", th.Text.Render)
+	add("3/n/esc", Deny.String(), th.Text.Render)
 	if m.noting {
 		rows = append(rows, th.Key.Render("4/tab")+strings.Repeat(" ", keyW-5)+th.Dim.Render("note ")+m.note.View())
 	} else {

@@ -179,7 +179,9 @@ func (m *Model) tokenAt() token {
 func (m *Model) refreshPopup() tea.Cmd {
 	tok := m.tokenAt()
 	p := &m.pop
-	if tok.kind == popNone {
+	// a recalled entry opens no popup: ↑/↓ go on through the history
+	// (typing makes it the draft again, and the popup comes back)
+	if tok.kind == popNone || m.hist.browsing() {
 		p.kind, p.items, p.dismissed = popNone, nil, token{}
 		return nil
 	}

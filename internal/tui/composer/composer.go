@@ -304,9 +304,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.pop.move(1)
 			return nil
 		case "enter":
-			// a command that takes no arguments runs at once, as typed
-			// in full; one with arguments is completed for them
-			run := m.pop.kind == popSlash && m.pop.items[m.pop.sel].args == "" && m.ed.row == 0
+			// a command that takes no arguments, or only optional ones
+			// ("[PATH]"), runs at once, as typed in full; one that needs
+			// arguments is completed for them
+			a := m.pop.items[m.pop.sel].args
+			run := m.pop.kind == popSlash && (a == "" || strings.HasPrefix(a, "[")) && m.ed.row == 0
 			cmd := m.accept()
 			if run {
 				return m.submit()

@@ -322,12 +322,11 @@ func TestSlashCompletion(t *testing.T) {
 	if len(d.submits) != 1 || s.Command == nil || s.Command.Name != CmdCheckpoints || s.Command.Args != "" || d.m.PopupOpen() {
 		t.Fatalf("enter did not run /checkpoints: submitted %+v, sent %d", s.Command, len(d.submits))
 	}
-	// on one that takes arguments it completes the name and waits for them
+	// on one whose arguments are optional ("[PATH]") it runs too
 	d.typ("/exp").press("enter")
-	if len(d.submits) != 1 || d.m.Value() != "/export " {
-		t.Fatalf("enter on /export: value %q, sent %d", d.m.Value(), len(d.submits))
+	if s := d.lastSubmit(); len(d.submits) != 2 || s.Command == nil || s.Command.Name != CmdExport || s.Command.Args != "" || !d.m.Empty() {
+		t.Fatalf("enter on /export: value %q, submitted %+v, sent %d", d.m.Value(), s.Command, len(d.submits))
 	}
-	d.m.Reset()
 
 	// tab accepts too; an alias resolves; args are kept.
 	d.typ("/rew").press("tab").typ("3").press("enter")
@@ -355,7 +354,7 @@ func TestSlashCompletion(t *testing.T) {
 
 	// An unknown command is not sent, and says why.
 	d.typ("/frobnicate").press("esc", "enter")
-	if len(d.submits) != 2 || !strings.Contains(d.view(), "unknown command /frobnicate") || d.m.Value() != "/frobnicate" {
+	if len(d.submits) != 3 || !strings.Contains(d.view(), "unknown command /frobnicate") || d.m.Value() != "/frobnicate" {
 		t.Fatalf("unknown command: sent %d, view\n%s", len(d.submits), d.view())
 	}
 	// A path is a message, not a command.
@@ -594,5 +593,19 @@ func TestInlineSubmit(t *testing.T) {
 	}
 	if _, again := d.m.TakeSubmit(); again {
 		t.Error("the submission was taken twice")
+	}
+}
+
+// Enter on a command that needs arguments completes its name and waits for
+// them.
+func TestSlashCompletionWaitsForArgs(t *testing.T) {
+	d := newDriver(t, Options{Commands: []Command{{Name: "open", Args: "PATH", Help: "open a file"}}})
+	d.typ("/op").press("enter")
+	if len(d.submits) != 0 || d.m.Value() != "/open " {
+		t.Fatalf("enter on /open: value %q, sent %d", d.m.Value(), len(d.submits))
+	}
+	d.typ("a.go").press("enter")
+	if s := d.lastSubmit(); s.Command == nil || s.Command.Name != "open" || s.Command.Args != "a.go" {
+		t.Fatalf("submitted %+v", s.Command)
 	}
 }

@@ -73,12 +73,11 @@ func styleConfig(th *theme.Theme) ansi.StyleConfig {
 				Bold:        ptr(true),
 			},
 		},
-		H1:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Prefix: "# "}},
-		H2:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Prefix: "## "}},
-		H3:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Prefix: "### "}},
-		H4:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Prefix: "#### "}},
-		H5:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Prefix: "##### "}},
-		H6:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Prefix: "###### ", Bold: ptr(false)}},
+		// no literal "## ": a heading is told by its style (bold, the
+		// accent; the first level underlined too, the last two not bold)
+		H1:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Underline: ptr(true)}},
+		H5:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Bold: ptr(false)}},
+		H6:            ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Bold: ptr(false)}},
 		Strikethrough: ansi.StylePrimitive{CrossedOut: ptr(true)},
 		Emph:          ansi.StylePrimitive{Italic: ptr(true)},
 		Strong:        ansi.StylePrimitive{Bold: ptr(true)},
