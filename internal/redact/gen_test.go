@@ -295,15 +295,20 @@ var generators = map[string][]genFunc{
 		func() sample {
 			name := pick("password", "DB_PASSWORD", "client_secret", "api_key", "apiKey", "access_token", "auth_token", "secretKey", "SECRET", "passwd", "x-api-key")
 			var v string
-			switch rnd(4) {
-			case 0:
-				v = rsecret(alHex, pick(32, 40, 64))
-			case 1:
-				v = base64.StdEncoding.EncodeToString(rbytes(pick(18, 24, 33)))
-			case 2:
-				v = rsecret(alBase62, 16+rnd(25))
-			default:
-				v = rsecret(alBase62+"!@#%^_-+=.~", 16+rnd(9))
+			// A random value that happens to read as a code name (one or two
+			// single digits among letters: kwmgi_4eHuylhHTS) is, unquoted,
+			// taken for code by design (codeName); it is drawn again.
+			for v == "" || codeName([]byte(v)) {
+				switch rnd(4) {
+				case 0:
+					v = rsecret(alHex, pick(32, 40, 64))
+				case 1:
+					v = base64.StdEncoding.EncodeToString(rbytes(pick(18, 24, 33)))
+				case 2:
+					v = rsecret(alBase62, 16+rnd(25))
+				default:
+					v = rsecret(alBase62+"!@#%^_-+=.~", 16+rnd(9))
+				}
 			}
 			return whole(KindGenericSecret, name, v)
 		},
