@@ -43,7 +43,7 @@ func randAlnum(n int) string {
 		for i := range b {
 			b[i] = al[int(b[i])%len(al)]
 		}
-		if bytes.IndexAny(b, "0123456789") >= 0 && !codeName(b) {
+		if bytes.ContainsAny(b, "0123456789") && !codeName(b) {
 			return string(b)
 		}
 	}
