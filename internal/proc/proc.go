@@ -217,6 +217,9 @@ func Identify(pid int, marker string) Identity {
 	return id
 }
 
+// Alive reports whether pid runs (exists and is not a zombie).
+func Alive(pid int) bool { return alive(pid) }
+
 // KillGroup sends SIGKILL to the process group pgid.
 func KillGroup(pgid int) { killGroup(pgid) }
 

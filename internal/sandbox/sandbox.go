@@ -363,39 +363,16 @@ func (s *Sandbox) ServerLaunch(sp ServerSpec) (Launch, error) {
 	if sp.WriteWorkspace && s.ws != "" {
 		hs.Writable = append(hs.Writable, s.ws)
 	}
-	netns := false
-	if !sp.Network {
-		if noNS {
-			hs.BlockTCP = s.caps.LandlockABI >= 4
-		} else {
-			netns, hs.Loopback = true, true
-		}
-	}
-	if !noNS {
-		hs.Mounts = true
-		if sp.WriteWorkspace && s.ws != "" {
-			hs.Pin, hs.Protect = gitProtection(s.ws, []string{s.ws})
-		}
-		if s.stateDir != "" {
-			hs.Hide, hs.HideFiles = hideState(s.stateDir, dir)
-		}
-		if st, err := os.Stat("/dev/pts"); err == nil && st.IsDir() {
-			hs.Hide = append(hs.Hide, "/dev/pts")
-		}
+	netns := s.isolate(&hs, sp.Network, noNS, dir)
+	if hs.Mounts && sp.WriteWorkspace && s.ws != "" {
+		hs.Pin, hs.Protect = gitProtection(s.ws, []string{s.ws})
 	}
 	enc, err := hs.encode()
 	if err != nil {
 		return Launch{}, err
 	}
 	args := append(append(slices.Clone(s.helper[1:]), enc, "--"), sp.Argv...)
-	env := make([]string, 0, len(sp.Env)+1)
-	for _, kv := range sp.Env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "TMPDIR="+dir)
-	return Launch{Path: s.helper[0], Args: args, Env: env, NewNetNS: netns, NewMountNS: hs.Mounts}, nil
+	return Launch{Path: s.helper[0], Args: args, Env: withTmpdir(sp.Env, dir), NewNetNS: netns, NewMountNS: hs.Mounts}, nil
 }
 
 // NoUserNS records that starting a command in new namespaces failed

@@ -27,13 +27,7 @@ func (s *Sandbox) Start(runID string, c CommandSpec) (*Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := make([]string, 0, len(c.Env)+1)
-	for _, kv := range c.Env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			env = append(env, kv)
-		}
-	}
-	c.Env = append(env, "TMPDIR="+tmp)
+	c.Env = withTmpdir(c.Env, tmp)
 	var last error
 	for attempt := 0; attempt < 3; attempt++ {
 		sp, err := s.spawnerFor(runID, tmp, c.Env)
@@ -108,29 +102,51 @@ func (s *Sandbox) dropSpawner(runID string, sp *spawner) {
 // it in a new network namespace.
 func (s *Sandbox) spec(tmp string, noNS bool) (helperSpec, bool) {
 	sp := helperSpec{ReadOnly: s.mode == ModeReadOnly, Writable: append([]string{tmp}, s.writable...), NoUnixSockets: true}
-	netns := false
-	if !s.network {
-		if noNS {
-			sp.BlockTCP = s.caps.LandlockABI >= 4
-		} else {
-			netns, sp.Loopback = true, true
-		}
-	}
-	if noNS {
-		return sp, netns
-	}
-	sp.Mounts = true
-	if !sp.ReadOnly {
+	netns := s.isolate(&sp, s.network, noNS, s.ws)
+	if sp.Mounts && !sp.ReadOnly {
 		sp.Pin, sp.Protect = gitProtection(s.ws, s.writable)
 		sp.Protect = append(sp.Protect, s.readOnly...)
 	}
+	return sp, netns
+}
+
+// isolate sets what every helper applies beyond its writable paths: no
+// network (a namespace of its own with loopback, or Landlock's TCP rules
+// where there are no user namespaces) unless network, and with namespaces
+// the mounts that hide the state directory (but for the path to keep) and
+// /dev/pts. It reports whether the helper starts in a new network
+// namespace.
+func (s *Sandbox) isolate(hs *helperSpec, network, noNS bool, keep string) bool {
+	netns := false
+	if !network {
+		if noNS {
+			hs.BlockTCP = s.caps.LandlockABI >= 4
+		} else {
+			netns, hs.Loopback = true, true
+		}
+	}
+	if noNS {
+		return netns
+	}
+	hs.Mounts = true
 	if s.stateDir != "" {
-		sp.Hide, sp.HideFiles = hideState(s.stateDir, s.ws)
+		hs.Hide, hs.HideFiles = hideState(s.stateDir, keep)
 	}
 	if st, err := os.Stat("/dev/pts"); err == nil && st.IsDir() {
-		sp.Hide = append(sp.Hide, "/dev/pts")
+		hs.Hide = append(hs.Hide, "/dev/pts")
 	}
-	return sp, netns
+	return netns
+}
+
+// withTmpdir is environ with TMPDIR set to dir.
+func withTmpdir(environ []string, dir string) []string {
+	env := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "TMPDIR="+dir)
 }
 
 // protected reports whether p is one of the paths the sandbox keeps

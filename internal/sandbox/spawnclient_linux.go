@@ -201,7 +201,7 @@ func inNamespace(userns uint64) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		if underNamespace(pid, userns) && !zombie(pid) {
+		if underNamespace(pid, userns) && proc.Alive(pid) {
 			out = append(out, pid)
 		}
 	}
@@ -236,15 +236,6 @@ func underNamespace(pid int, userns uint64) bool {
 	}
 	syscall.Close(fd)
 	return false
-}
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
 // alive reports whether the spawner can take commands.
