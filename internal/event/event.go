@@ -45,6 +45,11 @@ const (
 	// request (the instruction files read into L1, the repo map of L5a)
 	// were read afresh; journaled so a resumed run sends the same bytes.
 	ContextRefresh Type = "context_refresh"
+	// ModeChanged and ModelChanged record a switch of the approval mode or
+	// the model within a run (a person's shift+tab, /mode, /model, or the
+	// approval of a plan); the next step obeys the new value.
+	ModeChanged  Type = "mode_changed"
+	ModelChanged Type = "model_changed"
 )
 
 // Event is one journaled fact about a run. Data holds the type's payload (one of
@@ -82,6 +87,9 @@ const (
 	StatusFailed           Status = "failed"
 	StatusAwaitingApproval Status = "awaiting_approval"
 	StatusInterrupted      Status = "interrupted"
+	// StatusBudgetExhausted: the run paused before a model request that
+	// would cross its budget; resume with a raised budget continues it.
+	StatusBudgetExhausted Status = "budget_exhausted"
 )
 
 // ResultStatus is how a tool call ended (tool_result.status).
@@ -117,6 +125,7 @@ const (
 	SourceUser Source = "user"
 	SourceRule Source = "rule"
 	SourceMode Source = "mode"
+	SourceHook Source = "hook"
 )
 
 // CheckpointKind says why a checkpoint was taken.
@@ -159,6 +168,28 @@ type RunStartedData struct {
 	Deny      []string     `json:"deny,omitempty"`  // the run's deny rules, kept for resume
 	// Sandbox is the OS sandbox of the run's commands as it started.
 	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	// Budget is the run's budget as it started (nil: none set).
+	Budget *Budget `json:"budget,omitempty"`
+	// ParentRun is the run this one was forked from (with ParentCheckpoint)
+	// or is a child of (a task call of it: ParentCall).
+	ParentRun        string `json:"parent_run,omitempty"`
+	ParentCheckpoint string `json:"parent_checkpoint,omitempty"`
+	ParentCall       string `json:"parent_call,omitempty"`
+}
+
+// Budget is what a run may spend; a zero field is no limit of that kind.
+type Budget struct {
+	Tokens int64   `json:"tokens,omitempty"`
+	USD    float64 `json:"usd,omitempty"`
+	// Time is a Go duration ("30m") of wall time.
+	Time string `json:"time,omitempty"`
+}
+
+// Spent is what a run had spent before a model request: provider-reported
+// input + output tokens and their cost (USD nil when the model has no price).
+type Spent struct {
+	Tokens int64    `json:"tokens"`
+	USD    *float64 `json:"usd,omitempty"`
 }
 
 type UserMessageData struct {
@@ -168,6 +199,25 @@ type UserMessageData struct {
 type ModelRequestData struct {
 	Step    int           `json:"step"`
 	Context ContextReport `json:"context"`
+	// Model is the model asked, when it differs from run_started's (after
+	// a model_changed).
+	Model string `json:"model,omitempty"`
+	// Spent is what the run had spent before this request.
+	Spent *Spent `json:"spent,omitempty"`
+}
+
+// ModeChangedData is a switch of the approval mode.
+type ModeChangedData struct {
+	From   ApprovalMode `json:"from"`
+	To     ApprovalMode `json:"to"`
+	Source Source       `json:"source"`
+}
+
+// ModelChangedData is a switch of the model.
+type ModelChangedData struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Source Source `json:"source"`
 }
 
 type ToolCallRef struct {
@@ -450,6 +500,10 @@ func NewPayload(t Type) (Payload, error) {
 		return &CompactionData{}, nil
 	case ContextRefresh:
 		return &ContextRefreshData{}, nil
+	case ModeChanged:
+		return &ModeChangedData{}, nil
+	case ModelChanged:
+		return &ModelChangedData{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }
@@ -470,6 +524,8 @@ func (*CommandStartedData) EventType() Type   { return CommandStarted }
 func (*GrantRevokedData) EventType() Type     { return GrantRevoked }
 func (*CompactionData) EventType() Type       { return Compaction }
 func (*ContextRefreshData) EventType() Type   { return ContextRefresh }
+func (*ModeChangedData) EventType() Type      { return ModeChanged }
+func (*ModelChangedData) EventType() Type     { return ModelChanged }
 
 // New returns the event of payload p for a run; seq and time are set when
 // the journal commits it.

@@ -6,6 +6,9 @@ type ApprovalMode string
 
 const (
 	ApprovalReadOnly ApprovalMode = "read-only"
+	// ApprovalPlan: reads and update_plan only, until a person approves
+	// the plan; then the mode the person picks.
+	ApprovalPlan     ApprovalMode = "plan"
 	ApprovalAsk      ApprovalMode = "ask"
 	ApprovalAutoEdit ApprovalMode = "auto-edit"
 	ApprovalFullAuto ApprovalMode = "full-auto"
