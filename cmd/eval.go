@@ -51,7 +51,8 @@ A progress line per task goes to stderr when it is a terminal. The report goes t
 stdout: a table, or with --json one object {tasks, summary}; --report FILE.md
 writes it in markdown; --baseline FILE.json (an earlier --json report) adds a chart
 of every metric against it. --shard I/N runs the tasks whose index in name order is
-I-1 modulo N, so N shards together run every task once.
+I-1 modulo N, so N shards together run every task once; its --json report names
+the shard and the suite, and agent eval merge combines the shards' reports.
 
 Exit codes: 0 done, 1 the success rate is under --min-success, 2 a bad flag or a bad
 task (the message names the file and the fix).`,
@@ -77,7 +78,7 @@ task (the message names the file and the fix).`,
 	fl.StringVar(&f.report, "report", "", "also write the report in markdown to this file")
 	fl.StringVar(&f.baseline, "baseline", "", "an earlier --json report to chart the metrics against")
 	fl.IntVarP(&f.jobs, "jobs", "j", 1, "tasks to run at the same time")
-	c.AddCommand(newEvalCaptureCmd())
+	c.AddCommand(newEvalCaptureCmd(), newEvalMergeCmd())
 	return c
 }
 
@@ -137,6 +138,12 @@ func runEvalSuite(cmd *cobra.Command, dir string, f *evalFlags) error {
 		return withCode(ExitInterrupted, ctx.Err())
 	}
 	rep := evals.NewReport(results, f.live, shard)
+	if shard.N > 0 {
+		// the shard's identity: agent eval merge checks the shards cover this suite
+		for _, n := range names {
+			rep.Suite = append(rep.Suite, evals.TaskName(dir, n))
+		}
+	}
 	if f.report != "" {
 		if err := writeMarkdownReport(f.report, rep, base); err != nil {
 			return err

@@ -225,19 +225,67 @@ func TestEvalBrokenExpectationsFail(t *testing.T) {
 	evalJSON(t, e, 0, good, "--json", "--min-success", "1")
 }
 
-// Shards 1/3, 2/3, 3/3 together run every task exactly once.
+// Shards 1/3, 2/3, 3/3 together run every task exactly once, and agent
+// eval merge of their reports (given out of order) prints the unsharded
+// report, timings aside; a shard given twice, a missing one and an unsharded
+// report are refused.
 func TestEvalShards(t *testing.T) {
 	suite := filepath.Join(repoRoot(), "e2e", "testdata", "evalsuite")
 	e := newEnv(t, "")
-	var all []string
+	dir := t.TempDir()
+	var all, files []string
 	for i := 1; i <= 3; i++ {
-		rep, _ := evalJSON(t, e, 0, suite, "--json", "--shard", fmt.Sprintf("%d/3", i))
+		rep, r := evalJSON(t, e, 0, suite, "--json", "--shard", fmt.Sprintf("%d/3", i))
 		all = append(all, rep.names()...)
+		f := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		writeFile(t, f, r.stdout)
+		files = append(files, f)
 	}
 	sort.Strings(all)
 	if want := taskFolders(t, suite); !slices.Equal(all, want) {
 		t.Errorf("the three shards ran %v, want each of %v once", all, want)
 	}
+	_, whole := evalJSON(t, e, 0, suite, "--json")
+	merged := e.run("eval", "merge", "--json", files[2], files[0], files[1])
+	if merged.code != 0 {
+		t.Fatalf("agent eval merge: exit %d\n%s", merged.code, merged.stderr)
+	}
+	if got, want := withoutTimings(t, merged.stdout), withoutTimings(t, whole.stdout); got != want {
+		t.Errorf("the merged report differs from the unsharded one:\nmerged: %s\nwhole:  %s", got, want)
+	}
+	unsharded := filepath.Join(dir, "whole.json")
+	writeFile(t, unsharded, whole.stdout)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{files[0], files[0], files[1], files[2]}, "given twice"},
+		{[]string{files[0], files[1]}, "shard 3/3 missing"},
+		{[]string{files[0], unsharded}, "not a shard's report"},
+	} {
+		r := e.run(append([]string{"eval", "merge", "--json"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("agent eval merge %v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", c.args, r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+}
+
+// withoutTimings is a report's JSON with its seconds fields zeroed and the
+// run ids (each run's own) blanked, re-encoded canonically.
+func withoutTimings(t *testing.T, report string) string {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(report), &v); err != nil {
+		t.Fatalf("not a JSON report: %v\n%s", err, report)
+	}
+	v["summary"].(map[string]any)["seconds"] = 0
+	for _, task := range v["tasks"].([]any) {
+		m := task.(map[string]any)
+		m["seconds"] = 0
+		delete(m, "run_id")
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // Bad flags and bad tasks exit 2 naming the fix; nothing runs.

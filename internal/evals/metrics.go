@@ -301,8 +301,11 @@ type Summary struct {
 
 // Report is the JSON report: every task and the summary.
 type Report struct {
-	Live    bool     `json:"live"`
-	Shard   string   `json:"shard,omitempty"`
+	Live  bool   `json:"live"`
+	Shard string `json:"shard,omitempty"`
+	// Suite names every task of the suite a shard was cut from (sharded
+	// reports only), so agent eval merge can tell a missing shard.
+	Suite   []string `json:"suite,omitempty"`
 	Tasks   []Result `json:"tasks"`
 	Summary Summary  `json:"summary"`
 }

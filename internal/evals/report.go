@@ -24,7 +24,7 @@ func NewReport(rs []Result, live bool, shard Shard) Report {
 		}
 	}
 	r := Report{Live: live, Tasks: sorted, Summary: Summarize(sorted)}
-	if shard.N > 1 {
+	if shard.N > 0 {
 		r.Shard = fmt.Sprintf("%d/%d", shard.I, shard.N)
 	}
 	return r
