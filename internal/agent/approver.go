@@ -23,6 +23,10 @@ type ApprovalDecision struct {
 	// in the same transaction.
 	Grant        string
 	GrantExpires time.Time
+	// Hook names the before_tool_call hooks that took part (their
+	// commands): the decision is journaled even for a read, and durably,
+	// so that a resume never asks them again.
+	Hook string
 }
 
 // Granter is implemented by approvers that keep "allow for this run"

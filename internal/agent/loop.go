@@ -45,6 +45,9 @@ type Runner struct {
 	// ToolEnv is handed to every tool call (copied per call, with the
 	// call's marker and start hook).
 	ToolEnv *tools.Env
+	// AfterCall sees each call's result and may add a note for the model
+	// (the person's after_tool_call hooks; nil: none).
+	AfterCall AfterCallHook
 }
 
 func (r *Runner) redact(s string) string {
@@ -470,15 +473,20 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (protocol
 			return protocol.Outcome{Status: event.StatusFailed, Err: Fail(ClassPermission, err)}, true
 		}
 		switch {
-		case risk == event.RiskRead && dec.Verdict == protocol.Allow:
+		case risk == event.RiskRead && dec.Verdict == protocol.Allow && dec.Hook == "":
 			// Reads are never asked; only a denial of a read is an audit fact.
 		default:
 			if err := r.record(ctx, st, &event.ApprovalData{
 				CallID: c.ID, Decision: dec.Verdict.Event(), Scope: dec.Scope, Source: dec.Source,
-				Rule: dec.Rule, Note: r.redact(dec.Note), Reason: dec.Reason, ArgsHash: ArgsHash(c.Name, c.Arguments),
-				Grant: dec.Grant, GrantExpires: dec.GrantExpires,
+				Rule: dec.Rule, Note: r.redact(dec.Note), Reason: r.redact(dec.Reason), ArgsHash: ArgsHash(c.Name, c.Arguments),
+				Grant: dec.Grant, GrantExpires: dec.GrantExpires, Hook: r.redact(dec.Hook),
 			}); err != nil {
 				return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
+			}
+			if dec.Hook != "" { // a hook's answer is not asked for twice
+				if err := r.flush(ctx, st, true); err != nil {
+					return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
+				}
 			}
 		}
 	}
@@ -607,11 +615,12 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 		return protocol.Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
 	}
 	if err != nil {
-		return r.failedCall(ctx, st, c, err.Error())
+		return r.failedCall(ctx, st, c, r.afterCall(ctx, st, c, event.ResultError, err.Error()))
 	}
 	if res.IsError {
-		return r.failedCall(ctx, st, c, res.Output)
+		return r.failedCall(ctx, st, c, r.afterCall(ctx, st, c, event.ResultError, res.Output))
 	}
+	res.Output = r.afterCall(ctx, st, c, event.ResultOK, res.Output)
 	if err := r.record(ctx, st, &event.ToolResultData{CallID: c.ID, Status: event.ResultOK, Output: r.redact(res.Output),
 		ExitCode: res.ExitCode, Background: r.processInfos(res.Background), Sandbox: r.sandboxInfo(res.Sandbox)}); err != nil {
 		return protocol.Outcome{Status: event.StatusFailed, Err: err}, true

@@ -48,6 +48,9 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 		return nil, usage("the request is empty")
 	}
 	id := store.NewRunID()
+	if err := s.promptHooks(ctx, id, prompt); err != nil {
+		return nil, err
+	}
 	if named != nil {
 		named(id)
 	}
@@ -70,6 +73,7 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 		r.Close()
 		return nil, err
 	}
+	s.sessionHooks(id, "new")
 	return r, nil
 }
 
@@ -120,6 +124,7 @@ func (s *Service) openRun(ctx context.Context, id string) (*Run, []event.Event, 
 		r.Close()
 		return nil, nil, err
 	}
+	s.sessionHooks(row.ID, "resume")
 	return r, evs, nil
 }
 
@@ -179,6 +184,9 @@ func (r *Run) Message(ctx context.Context, text string) error {
 		}
 		return usage("run %s has calls without results (%s); decide them before adding a message", r.id, strings.Join(ids, ", "))
 	}
+	if err := r.s.promptHooks(ctx, r.id, text); err != nil {
+		return err
+	}
 	return r.s.runner.AddUserMessage(ctx, r.state, text)
 }
 
@@ -201,7 +209,11 @@ func (r *Run) Drive(ctx context.Context) protocol.Outcome {
 		cancel()
 	}()
 	_ = r.s.tools.ensure(ctx) // the MCP servers, before an open call runs; an error is the first Build's to report
-	return r.s.runner.Run(ctx, r.state)
+	out := r.s.runner.Run(ctx, r.state)
+	if out.Pending != nil && r.s.runner.Decider == nil {
+		r.s.approvalHooks(*out.Pending) // headless: the run pauses for a person
+	}
+	return out
 }
 
 // Interrupt stops the stretch being driven, as a signal would: a model

@@ -14,6 +14,7 @@ import (
 	"agent/internal/checkpoint"
 	"agent/internal/contextbuild"
 	"agent/internal/event"
+	"agent/internal/hooks"
 	"agent/internal/otlp"
 	"agent/internal/policy"
 	"agent/internal/protocol"
@@ -51,6 +52,7 @@ type Service struct {
 	hub    hub
 	decide decisions
 	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
+	hooks  *hooks.Runner // the user's [[hooks]] (nil: none)
 
 	mu       sync.Mutex
 	home     *Home
@@ -151,6 +153,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	if opt.Decides {
 		s.runner.Decider = &s.decide
 	}
+	s.installHooks(cmdEnv)
 	env.Hidden = func(rel string) bool {
 		for _, p := range s.activePolicies() {
 			if _, denied := p.PathDenied("read_file", rel); denied {

@@ -9,6 +9,7 @@ import (
 	"agent/internal/agent"
 	"agent/internal/config"
 	"agent/internal/event"
+	"agent/internal/hooks"
 	"agent/internal/sandbox"
 	"agent/internal/store"
 )
@@ -74,6 +75,8 @@ type Settings struct {
 	// MCPServers are the configured MCP servers (started at the first
 	// request of a run).
 	MCPServers []config.MCPServer
+	// Hooks are the user file's [[hooks]].
+	Hooks []hooks.Hook
 }
 
 // Prior is what a continued run started with.
@@ -122,7 +125,7 @@ func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL, OTelEndpoint: cfg.OTelEndpoint, OTelContent: cfg.OTelContent,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
 		Sandbox: cfg.Sandbox, SandboxSource: cfg.Origin["sandbox.mode"],
-		MCPServers: cfg.MCPServers,
+		MCPServers: cfg.MCPServers, Hooks: cfg.Hooks,
 	}
 	if cfg.Origin["context.window"] == config.FromDefault {
 		s.Window = 0

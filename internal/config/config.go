@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"agent/internal/event"
+	"agent/internal/hooks"
 	"agent/internal/policy"
 	"agent/internal/sandbox"
 )
@@ -89,6 +90,9 @@ type Config struct {
 	// runs ("": none); OTelContent adds prompt and output text to it.
 	OTelEndpoint string
 	OTelContent  bool
+	// Hooks are the user file's [[hooks]], in file order (a project file
+	// cannot add any).
+	Hooks []hooks.Hook
 
 	Workspace   string
 	UserFile    string // the user file's path ("" when no home directory is known)
@@ -345,6 +349,7 @@ func (c *Config) applyUser(l *layer) {
 	c.Sandbox.EnvAllow = append(c.Sandbox.EnvAllow, l.envAllow...)
 	set("sandbox.env_allow", len(l.envAllow) > 0)
 	c.applyMCPUser(l)
+	c.applyHooksUser(l)
 	if l.otelEndpoint != nil {
 		c.OTelEndpoint = *l.otelEndpoint
 	}
@@ -489,6 +494,7 @@ func (c *Config) applyProject(l *layer) []string {
 		}
 	}
 	warns = append(warns, c.applyProjectSandbox(l, warn, take)...)
+	warns = append(warns, c.applyHooksProject(l)...)
 	return append(warns, c.applyMCPProject(l)...)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"agent/internal/hooks"
 	"agent/internal/policy"
 	"agent/internal/sandbox"
 )
@@ -54,6 +55,8 @@ type fileData struct {
 	} `toml:"sandbox"`
 	// MCP is read by parseMCP (mcp.go), which names its own unknown keys.
 	MCP  any `toml:"mcp"`
+	// Hooks is read by parseHooks (hooks.go), which names its own unknown keys.
+	Hooks any `toml:"hooks"`
 	OTel struct {
 		Endpoint any `toml:"endpoint"`
 		Content  any `toml:"content"`
@@ -64,7 +67,7 @@ type fileData struct {
 var knownKeys = []string{"model", "provider", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
 	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow", "mcp.servers",
-	"otel.endpoint", "otel.content"}
+	"otel.endpoint", "otel.content", "hooks"}
 
 var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel"}
 
@@ -89,6 +92,7 @@ type layer struct {
 	network         *bool
 	envAllow        []string
 	mcp             []mcpLayer
+	hooks           []hooks.Hook
 	otelEndpoint    *string
 	otelContent     *bool
 }
@@ -127,7 +131,7 @@ func readLayer(path string) (*layer, error) {
 	}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
-		if k[0] != "mcp" { // parseMCP names its own unknown keys
+		if k[0] != "mcp" && k[0] != "hooks" { // parseMCP and parseHooks name their own unknown keys
 			und = append(und, k)
 		}
 	}
@@ -257,6 +261,9 @@ func (l *layer) fill(fd *fileData) error {
 		return err
 	}
 	if err := l.fillOTel(fd); err != nil {
+		return err
+	}
+	if err := l.parseHooks(fd.Hooks); err != nil {
 		return err
 	}
 	return l.parseMCP(fd.MCP)

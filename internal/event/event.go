@@ -293,6 +293,9 @@ type ApprovalData struct {
 	// valid until GrantExpires; the store records it with the event.
 	Grant        string    `json:"grant,omitempty"`
 	GrantExpires time.Time `json:"grant_expires,omitzero"`
+	// Hook names the before_tool_call hooks that took part in the decision
+	// (their commands): a resumed run does not ask them again.
+	Hook string `json:"hook,omitempty"`
 	// Pending is never journaled: State marks the call a paused run waits on.
 	Pending bool `json:"-"`
 }

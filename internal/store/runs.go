@@ -128,6 +128,9 @@ func auditFor(ev *event.Event) (AuditEntry, bool) {
 		if d.Note != "" {
 			detail += "; note: " + d.Note
 		}
+		if d.Hook != "" {
+			detail += "; hook " + d.Hook
+		}
 		return AuditEntry{Action: "approval", CallID: d.CallID, Detail: detail}, true
 	case *event.RunStartedData:
 		// Running commands without the OS sandbox, when one was asked for or
