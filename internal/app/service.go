@@ -51,7 +51,7 @@ type Service struct {
 	tools  *toolbox
 	hub    hub
 	decide decisions
-	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
+	otel   *otlp.Live    // the live trace export, when [otel] endpoint is set
 	hooks  *hooks.Runner // the user's [[hooks]] (nil: none)
 
 	mu       sync.Mutex

@@ -54,10 +54,10 @@ type fileData struct {
 		EnvAllow any `toml:"env_allow"`
 	} `toml:"sandbox"`
 	// MCP is read by parseMCP (mcp.go), which names its own unknown keys.
-	MCP  any `toml:"mcp"`
+	MCP any `toml:"mcp"`
 	// Hooks is read by parseHooks (hooks.go), which names its own unknown keys.
 	Hooks any `toml:"hooks"`
-	OTel struct {
+	OTel  struct {
 		Endpoint any `toml:"endpoint"`
 		Content  any `toml:"content"`
 	} `toml:"otel"`
