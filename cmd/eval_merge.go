@@ -12,7 +12,7 @@ import (
 // newEvalMergeCmd is `agent eval merge`; the constructor of `agent eval`
 // adds it (c.AddCommand(newEvalMergeCmd())).
 func newEvalMergeCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, asText bool
 	c := &cobra.Command{
 		Use:   "merge REPORT.json...",
 		Short: "Combine the --json reports of agent eval --shard I/N runs into one report",
@@ -23,9 +23,11 @@ task in name order and the summary over them. The order of the files does not ma
 It refuses, with exit 2, a shard given twice, shards of different suites or counts, a
 task in two shards, and a missing shard (the message names it).
 
-The report goes to stdout: a table, or with --json the JSON of agent eval --json.`,
+The report goes to stdout as the JSON of agent eval --json ({tasks, summary}); --text
+prints agent eval's table instead.`,
 		Example: `  agent eval evals --shard 1/3 --json > s1.json   # one per CI job
-  agent eval merge --json s1.json s2.json s3.json > report.json`,
+  agent eval merge s1.json s2.json s3.json > report.json
+  agent eval merge --text s*.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var parts []evals.ShardReport
@@ -41,7 +43,10 @@ The report goes to stdout: a table, or with --json the JSON of agent eval --json
 				return usageErr("eval merge: %v", err)
 			}
 			out := cmd.OutOrStdout()
-			if asJSON {
+			if asJSON && asText {
+				return usageErr("--json and --text: give one")
+			}
+			if !asText {
 				return rep.WriteJSON(out)
 			}
 			tw, done := termtext.WriterFor(out)
@@ -52,6 +57,7 @@ The report goes to stdout: a table, or with --json the JSON of agent eval --json
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print the merged report as one JSON object {tasks, summary}, as agent eval --json")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the merged report as one JSON object {tasks, summary}, as agent eval --json (the default)")
+	c.Flags().BoolVar(&asText, "text", false, "print the merged report as agent eval's table")
 	return c
 }

@@ -246,12 +246,15 @@ func TestEvalShards(t *testing.T) {
 		t.Errorf("the three shards ran %v, want each of %v once", all, want)
 	}
 	_, whole := evalJSON(t, e, 0, suite, "--json")
-	merged := e.run("eval", "merge", "--json", files[2], files[0], files[1])
+	merged := e.run("eval", "merge", files[2], files[0], files[1])
 	if merged.code != 0 {
 		t.Fatalf("agent eval merge: exit %d\n%s", merged.code, merged.stderr)
 	}
 	if got, want := withoutTimings(t, merged.stdout), withoutTimings(t, whole.stdout); got != want {
 		t.Errorf("the merged report differs from the unsharded one:\nmerged: %s\nwhole:  %s", got, want)
+	}
+	if text := e.run("eval", "merge", "--text", files[1], files[2], files[0]); text.code != 0 || !strings.Contains(text.stdout, "TASK") {
+		t.Errorf("agent eval merge --text: exit %d\n%s%s", text.code, text.stdout, text.stderr)
 	}
 	unsharded := filepath.Join(dir, "whole.json")
 	writeFile(t, unsharded, whole.stdout)
