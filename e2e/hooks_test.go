@@ -297,3 +297,40 @@ func TestHooksPromptAndNotifications(t *testing.T) {
 		t.Errorf("run_finished input %v", fin)
 	}
 }
+
+// A headless run that pauses for a person runs the approval_requested
+// hooks with the call; a before_tool_call hook's "ask" pauses a full-auto
+// run for a person, and resume --approve runs the call without asking the
+// hook again.
+func TestHooksAskAndApprovalRequested(t *testing.T) {
+	h := newHookEnv(t, script(
+		turn("", call("c1", "run_command", map[string]any{"command": "echo hi > asked.txt"})),
+		turn("done"),
+	))
+	count := filepath.Join(h.dir, "count")
+	ask := h.hook("ask.sh", "cat >/dev/null; echo x >> "+count+`; echo '{"decision": "ask", "reason": "ASK-REASON-55"}'`)
+	notify := h.hook("notify.sh", fmt.Sprintf("cat > %s/requested.json", h.dir))
+	h.config([4]string{"before_tool_call", "run_command", ask, "10s"}, [4]string{"approval_requested", "run_*", notify, "10s"})
+	r := h.run(nil, "run", "--approval", "full-auto", "go")
+	if r.code != 3 || !strings.Contains(r.stderr, "ASK-REASON-55") {
+		t.Fatalf("a hook's ask under full-auto: exit %d, want 3 (paused) with the hook's reason\n%s", r.code, r.stderr)
+	}
+	var req map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(h.dir, "requested.json"))), &req); err != nil {
+		t.Fatalf("approval_requested input: %v", err)
+	}
+	id := runID(t, r.stderr)
+	if req["event"] != "approval_requested" || req["call_id"] != "c1" || req["tool"] != "run_command" || req["run_id"] != id {
+		t.Errorf("approval_requested input %v", req)
+	}
+	r = h.run(nil, "resume", id, "--headless", "--approve", "c1")
+	if r.code != 0 {
+		t.Fatalf("resume --approve: exit %d\n%s", r.code, r.stderr)
+	}
+	if readFile(t, filepath.Join(h.ws, "asked.txt")) != "hi\n" {
+		t.Error("the approved call did not run")
+	}
+	if n := strings.Count(readFile(t, count), "x"); n != 1 {
+		t.Errorf("the before_tool_call hook ran %d times, want 1 (the person decided on resume)", n)
+	}
+}
