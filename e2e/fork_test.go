@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"agent/internal/sandbox"
 )
 
 // gitOut runs the real git in dir, to see the fork's worktree as git does.
@@ -335,5 +337,33 @@ func TestForkHereUndo(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(e.home, "worktrees")); len(entries) != 0 {
 		t.Errorf("a refused fork left %d worktrees", len(entries))
+	}
+}
+
+// A fork's commands run in its worktree under the sandbox like any run's:
+// they write there, and cannot read the state directory the worktree lies in.
+func TestForkCommandsInWorktree(t *testing.T) {
+	e := &env{t: t, ws: abcRepo(t), home: filepath.Join(t.TempDir(), "state")}
+	e.serve(script(
+		turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done"),
+		turn("", call("f1", "run_command", map[string]any{"command": "echo ran > e.txt; cat ../../agent.db > leak.bin"})), turn("fork done"),
+	))
+	_, cp := threeEdits(t, e)
+	r := e.run("fork", cp, "--approval", "full-auto", "--message", "run a command")
+	if r.code != 0 {
+		t.Fatalf("agent fork: exit %d\n%s", r.code, r.stderr)
+	}
+	wt := filepath.Join(e.home, "worktrees", runID(t, r.stderr))
+	if got := filesOf(wt, "e.txt"); got != "ran" {
+		t.Fatalf("the fork's command did not write in its worktree: e.txt = %q\n%s", got, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "e.txt")); err == nil {
+		t.Error("the fork's command wrote into the original workspace")
+	}
+	if sandbox.Detect().LandlockABI == 0 {
+		return // not enforced here: TestSandbox* say so
+	}
+	if b, _ := os.ReadFile(filepath.Join(wt, "leak.bin")); len(b) > 0 {
+		t.Errorf("the fork's sandboxed command read the journal of the state directory its worktree lies in (%d bytes)", len(b))
 	}
 }
