@@ -252,7 +252,8 @@ func TestForkWorktreeLineageAndParentDeleted(t *testing.T) {
 // can only be forked --here.
 func TestForkCleanWorktreeRemoved(t *testing.T) {
 	e := &env{t: t, ws: abcRepo(t), home: filepath.Join(t.TempDir(), "state")}
-	e.serve(script(turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done")))
+	e.serve(script(turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done"),
+		turn("went on from the checkpoint")))
 	_, cp := threeEdits(t, e)
 	r := e.run("fork", cp) // no message: made, not driven
 	if r.code != 0 {
@@ -265,6 +266,16 @@ func TestForkCleanWorktreeRemoved(t *testing.T) {
 	wt := filepath.Join(e.home, "worktrees", fid)
 	if got := filesOf(wt, "a.txt", "b.txt", "c.txt"); got != "a1 b0 c0" {
 		t.Fatalf("the fork's worktree holds %q", got)
+	}
+	if n := len(e.srv.Requests()); n != 4 {
+		t.Fatalf("a fork without --message asked the model (%d requests)", n)
+	}
+	// an unfinished fork continues headless from its checkpoint
+	if r := e.run("resume", fid, "--headless"); r.code != 0 || strings.TrimSpace(r.stdout) != "went on from the checkpoint" {
+		t.Fatalf("resume of the fork: exit %d %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if body := string(e.srv.Requests()[4].Body); !strings.Contains(body, `"c1"`) || strings.Contains(body, `"c2"`) {
+		t.Errorf("the resumed fork's request is not the conversation at the checkpoint:\n%.1500s", body)
 	}
 	if r := e.run("runs", "rm", fid); r.code != 0 || strings.Contains(r.stderr, "kept") {
 		t.Fatalf("runs rm of the clean fork: exit %d\n%s", r.code, r.stderr)
