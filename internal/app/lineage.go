@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"agent/internal/event"
@@ -109,8 +110,14 @@ func runWorktree(ctx context.Context, st *store.Store, runID string) *event.Work
 // removeWorktree removes a deleted run's worktree, with its branch while
 // nothing was committed on it; a worktree with uncommitted changes is kept,
 // and warn says so and how to remove it.
-func removeWorktree(runID string, wt *event.WorktreeInfo, warn func(string)) {
+func removeWorktree(r store.Run, wt *event.WorktreeInfo, warn func(string)) {
 	if wt == nil || wt.Path == "" {
+		return
+	}
+	runID := r.ID
+	if filepath.Clean(wt.Path) != filepath.Clean(r.Workspace) {
+		// a run's own worktree is its workspace: anything else is not its to remove
+		warn(fmt.Sprintf("the worktree %s recorded for run %s is not its workspace: not removed", wt.Path, runID))
 		return
 	}
 	res, err := worktree.Remove(wt.Path, worktree.RemoveOptions{Branch: wt.Branch, Commit: wt.Commit})

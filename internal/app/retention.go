@@ -210,7 +210,7 @@ func PruneRetention(ctx context.Context, home string, retention time.Duration) (
 // with its snapshots, unless it holds uncommitted changes: then it stays and
 // warn says so.
 func deleteRun(ctx context.Context, st *store.Store, r store.Run, reason string, lock *flock.Flock, warn func(string)) (store.Deleted, error) {
-	removeWorktree(r.ID, runWorktree(ctx, st, r.ID), warn)
+	removeWorktree(r, runWorktree(ctx, st, r.ID), warn)
 	if err := checkpoint.DeleteRunSnapshots(st.Home(), r.Workspace, r.ID); err != nil {
 		return store.Deleted{}, fmt.Errorf("delete the checkpoints of run %s (nothing of the run was deleted from the journal): %w", r.ID, err)
 	}

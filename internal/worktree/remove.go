@@ -80,12 +80,23 @@ type Removed struct {
 // gone already is not an error.
 func Remove(path string, opt RemoveOptions) (Removed, error) {
 	var res Removed
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return res, fmt.Errorf("worktree: %w", err)
+	}
 	admin, err := gitdirOf(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return res, nil
 	}
 	if err != nil {
 		return res, err
+	}
+	// only a linked worktree whose administrative directory names it back,
+	// as git's own does: never a main worktree, nor one whose .git file a
+	// command pointed elsewhere
+	back, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+	if err != nil || filepath.Clean(strings.TrimSpace(string(back))) != filepath.Join(path, ".git") || filepath.Base(filepath.Dir(admin)) != "worktrees" {
+		return res, fmt.Errorf("worktree: %s is not a linked worktree whose administrative directory %s names it: not removed", path, admin)
 	}
 	changes, err := Changes(path)
 	if err != nil {
@@ -105,11 +116,8 @@ func Remove(path string, opt RemoveOptions) (Removed, error) {
 	if err := os.RemoveAll(path); err != nil {
 		return res, fmt.Errorf("worktree: remove %s: %w", path, err)
 	}
-	// only an administrative directory of a linked worktree, beneath worktrees/
-	if filepath.Base(filepath.Dir(admin)) == "worktrees" {
-		if err := os.RemoveAll(admin); err != nil {
-			return res, fmt.Errorf("worktree: remove %s: %w", admin, err)
-		}
+	if err := os.RemoveAll(admin); err != nil {
+		return res, fmt.Errorf("worktree: remove %s: %w", admin, err)
 	}
 	if opt.Branch == "" {
 		return res, nil

@@ -185,3 +185,38 @@ func TestAddRefusesNonRepo(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Remove takes nothing that is not a linked worktree naming itself: not a
+// main worktree, not one whose .git file a command pointed at another
+// repository's worktree.
+func TestRemoveRefusesWhatIsNotItsOwn(t *testing.T) {
+	repo := newRepo(t)
+	if _, err := Remove(repo, RemoveOptions{}); err == nil {
+		t.Fatal("Remove of a main worktree did not fail")
+	}
+	if _, err := os.Stat(filepath.Join(repo, "a.txt")); err != nil {
+		t.Fatal("Remove of a main worktree removed its files")
+	}
+	other := newRepo(t)
+	victim := filepath.Join(t.TempDir(), "victim")
+	if _, err := Add(context.Background(), AddOptions{Repo: other, Path: victim, Branch: "v", Tree: treeOf(map[string]string{"v.txt": "v\n"}), Message: "v"}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mine")
+	if _, err := Add(context.Background(), AddOptions{Repo: repo, Path: path, Branch: "m", Tree: treeOf(map[string]string{"m.txt": "m\n"}), Message: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	// the worktree's .git now names the victim's administrative directory
+	if err := os.WriteFile(filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(other, ".git", "worktrees", "victim")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Remove(path, RemoveOptions{}); err == nil || !strings.Contains(err.Error(), "not removed") {
+		t.Fatalf("Remove through a redirected .git file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(other, ".git", "worktrees", "victim", "gitdir")); err != nil {
+		t.Fatal("the victim's administrative directory was removed")
+	}
+	if got := gitRun(t, other, "worktree", "list", "--porcelain"); !strings.Contains(got, victim) {
+		t.Fatal("git no longer lists the victim worktree")
+	}
+}
