@@ -357,9 +357,13 @@ func TestForkCommandsInWorktree(t *testing.T) {
 	e := &env{t: t, ws: abcRepo(t), home: filepath.Join(t.TempDir(), "state")}
 	e.serve(script(
 		turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done"),
-		turn("", call("f1", "run_command", map[string]any{"command": "echo ran > e.txt; cat ../../agent.db > leak.bin"})), turn("fork done"),
+		turn("", call("f1", "run_command", map[string]any{"command": "echo ran > e.txt; cat ../../agent.db > leak.bin; " +
+			`for d in ../*/; do [ "$d" = "../$(basename "$PWD")/" ] || cat "$d/b.txt"; done > sibling.txt`})), turn("fork done"),
 	))
 	_, cp := threeEdits(t, e)
+	if r := e.run("fork", cp); r.code != 0 { // a sibling worktree the next fork's command must not read
+		t.Fatalf("agent fork: exit %d\n%s", r.code, r.stderr)
+	}
 	r := e.run("fork", cp, "--approval", "full-auto", "--message", "run a command")
 	if r.code != 0 {
 		t.Fatalf("agent fork: exit %d\n%s", r.code, r.stderr)
@@ -376,5 +380,8 @@ func TestForkCommandsInWorktree(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(wt, "leak.bin")); len(b) > 0 {
 		t.Errorf("the fork's sandboxed command read the journal of the state directory its worktree lies in (%d bytes)", len(b))
+	}
+	if got := filesOf(wt, "sibling.txt"); got != "" {
+		t.Errorf("the fork's sandboxed command read another fork's worktree in the state directory: %q", got)
 	}
 }
