@@ -220,3 +220,22 @@ func TestRemoveRefusesWhatIsNotItsOwn(t *testing.T) {
 		t.Fatal("git no longer lists the victim worktree")
 	}
 }
+
+// A repository without a commit yet: the fork's commit is a root commit.
+func TestAddOnUnbornHead(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git binary to check the worktree with")
+	}
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q")
+	path := filepath.Join(t.TempDir(), "w")
+	if _, err := Add(context.Background(), AddOptions{Repo: repo, Path: path, Branch: "agent/x", Tree: treeOf(map[string]string{"n.txt": "n\n"}), Message: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(gitRun(t, path, "rev-list", "--count", "HEAD")); got != "1" {
+		t.Fatalf("the fork's branch has %s commits, want 1 root commit", got)
+	}
+	if got := gitRun(t, path, "status", "--porcelain"); got != "" {
+		t.Fatalf("not clean: %q", got)
+	}
+}
