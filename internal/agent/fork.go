@@ -84,7 +84,7 @@ func ConversationAt(evs []event.Event, upto int64) []event.Payload {
 			}
 		}
 	}
-	names := map[string]string{}
+	args := map[string]string{} // call id → its arguments
 	var out []event.Payload
 	for i, m := range msgs {
 		switch meta[i].Kind {
@@ -94,12 +94,12 @@ func ConversationAt(evs []event.Event, upto int64) []event.Payload {
 			refs := make([]event.ToolCallRef, len(m.ToolCalls))
 			for j, c := range m.ToolCalls {
 				refs[j] = event.ToolCallRef{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
-				names[c.ID] = c.Arguments
+				args[c.ID] = c.Arguments
 			}
 			out = append(out, &event.AssistantMessageData{Step: meta[i].Step, Text: m.Content, ToolCalls: refs})
 		case KindTool:
 			out = append(out,
-				&event.ToolCallData{CallID: m.ToolCallID, Name: m.Name, Arguments: names[m.ToolCallID], Risk: meta[i].Risk},
+				&event.ToolCallData{CallID: m.ToolCallID, Name: m.Name, Arguments: args[m.ToolCallID], Risk: meta[i].Risk},
 				&event.ToolResultData{CallID: m.ToolCallID, Status: meta[i].Status, Output: m.Content, ExitCode: meta[i].ExitCode})
 		}
 	}
