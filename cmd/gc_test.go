@@ -15,7 +15,7 @@ import (
 // adding a command makes it one-shot unless it says otherwise; all collect
 // at Go's GOGC 100.
 func TestGCModeOfEveryCommand(t *testing.T) {
-	loop := map[string]bool{"agent": true, "agent run": true, "agent resume": true}
+	loop := map[string]bool{"agent": true, "agent run": true, "agent resume": true, "agent fork": true}
 	seen := map[string]bool{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -56,7 +56,11 @@ func describe(ev event.Event) string {
 func describeRaw(ev event.Event) string {
 	switch d := ev.Data.(type) {
 	case *event.RunStartedData:
-		return fmt.Sprintf("started in %s with %s (approval %s)", d.Workspace, d.Model, d.Approval)
+		line := fmt.Sprintf("started in %s with %s (approval %s)", d.Workspace, d.Model, d.Approval)
+		if d.ParentCheckpoint != "" {
+			line += fmt.Sprintf(", forked from run %s at checkpoint %s; its conversation up to there:", d.ParentRun, shortID(d.ParentCheckpoint))
+		}
+		return line
 	case *event.UserMessageData:
 		return "user: " + oneLine(d.Text, 100)
 	case *event.ModelRequestData:

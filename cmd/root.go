@@ -121,5 +121,6 @@ request; a call that needs your approval pauses it (exit 3) and
 	root.AddCommand(newRedactCmd(), newExportCmd(), newSandboxExecCmd(), newSandboxSpawnerCmd(), newMCPCmd())
 	root.AddCommand(newDemoCmd())
 	root.AddCommand(newACPCmd())
+	root.AddCommand(loopGC(newForkCmd()))
 	return root
 }

@@ -26,12 +26,13 @@ type runJSON struct {
 }
 
 func newRunsCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, tree bool
 	c := &cobra.Command{
 		Use:   "runs",
 		Short: "List runs: id, status, workspace, started, steps, tokens, prompt",
 		Example: `  agent runs
-  agent runs --json | jq -r '.[] | select(.status=="failed") | .run_id'`,
+  agent runs --json | jq -r '.[] | select(.status=="failed") | .run_id'
+  agent runs --tree`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			h, err := openHomeRead(cmd)
@@ -39,6 +40,9 @@ func newRunsCmd() *cobra.Command {
 				return err
 			}
 			defer h.Close()
+			if tree {
+				return printRunTree(cmd, h, asJSON)
+			}
 			runs, err := h.Runs(cmd.Context())
 			if err != nil {
 				return withCode(ExitFailed, err)
@@ -67,6 +71,7 @@ func newRunsCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")
+	c.Flags().BoolVar(&tree, "tree", false, "show lineage: forks and subagent children under the run they came from (--json: parent_run, parent_checkpoint or parent_call, children)")
 	c.AddCommand(newRunsRmCmd(), newRunsPruneCmd())
 	return c
 }

@@ -104,7 +104,7 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("stopped before deleting run %s (%d of %d deleted): %w", r.ID, n, len(runs), err)
 		}
-		d, err := deleteRun(ctx, st, r, opt.Reason, locks[i])
+		d, err := deleteRun(ctx, st, r, opt.Reason, locks[i], opt.warn)
 		if err != nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func pruneOlder(ctx context.Context, st *store.Store, olderThan time.Duration, o
 		if err != nil {
 			return n, err
 		}
-		del, err := deleteRun(ctx, st, r, opt.Reason, l)
+		del, err := deleteRun(ctx, st, r, opt.Reason, l, opt.warn)
 		_ = l.Unlock()
 		if err != nil {
 			return n, err
@@ -205,8 +205,12 @@ func PruneRetention(ctx context.Context, home string, retention time.Duration) (
 // its snapshots in the shadow repository first (a failure there leaves the
 // run listed, so the deletion can be retried), then its journal rows with
 // their audit row (store.DeleteRun), then its lock file. The caller still
-// unlocks lock. Call scrubJournal after a batch of deletions.
-func deleteRun(ctx context.Context, st *store.Store, r store.Run, reason string, lock *flock.Flock) (store.Deleted, error) {
+// unlocks lock. Call scrubJournal after a batch of deletions. The run's own
+// git worktree (a fork's) goes first, so its shadow repository goes whole
+// with its snapshots, unless it holds uncommitted changes: then it stays and
+// warn says so.
+func deleteRun(ctx context.Context, st *store.Store, r store.Run, reason string, lock *flock.Flock, warn func(string)) (store.Deleted, error) {
+	removeWorktree(r, runWorktree(ctx, st, r.ID), warn)
 	if err := checkpoint.DeleteRunSnapshots(st.Home(), r.Workspace, r.ID); err != nil {
 		return store.Deleted{}, fmt.Errorf("delete the checkpoints of run %s (nothing of the run was deleted from the journal): %w", r.ID, err)
 	}

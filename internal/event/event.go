@@ -175,6 +175,20 @@ type RunStartedData struct {
 	ParentRun        string `json:"parent_run,omitempty"`
 	ParentCheckpoint string `json:"parent_checkpoint,omitempty"`
 	ParentCall       string `json:"parent_call,omitempty"`
+	// Worktree is the git worktree made for this run (a fork's): agent runs
+	// rm removes it with the run unless it holds uncommitted changes.
+	Worktree *WorktreeInfo `json:"worktree,omitempty"`
+}
+
+// WorktreeInfo is a linked git worktree a run was given: its directory, its
+// branch and the commit it started from (the branch is deleted with the
+// worktree only while it still names that commit).
+type WorktreeInfo struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+	// Origin is the workspace whose repository the worktree belongs to.
+	Origin string `json:"origin,omitempty"`
 }
 
 // Budget is what a run may spend; a zero field is no limit of that kind.

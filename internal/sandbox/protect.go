@@ -115,8 +115,10 @@ func gitDirs(ws string) []string {
 }
 
 // hideState is what covers the agent's state directory home: the directory
-// itself, or — where the workspace lies beneath it — each of its entries
-// that does not lead to the workspace.
+// itself, or — where the workspace lies beneath it (a fork's worktree in
+// home/worktrees/RUN) — at every level down to the workspace, each entry
+// that does not lead to it (the journal, the checkpoints, the other
+// worktrees).
 func hideState(home, ws string) (dirs, files []string) {
 	r, err := filepath.EvalSymlinks(home)
 	if err != nil {
@@ -125,21 +127,29 @@ func hideState(home, ws string) (dirs, files []string) {
 	if ws != r && !strings.HasPrefix(ws, r+string(filepath.Separator)) {
 		return []string{r}, nil
 	}
-	ents, err := os.ReadDir(r)
-	if err != nil {
-		return nil, nil
-	}
-	for _, e := range ents {
-		p := filepath.Join(r, e.Name())
-		if ws == p || strings.HasPrefix(ws, p+string(filepath.Separator)) {
-			continue
+	for d := r; d != ws; {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return dirs, files
 		}
-		switch {
-		case e.IsDir():
-			dirs = append(dirs, p)
-		case e.Type().IsRegular():
-			files = append(files, p)
+		next := ""
+		for _, e := range ents {
+			p := filepath.Join(d, e.Name())
+			if ws == p || strings.HasPrefix(ws, p+string(filepath.Separator)) {
+				next = p
+				continue
+			}
+			switch {
+			case e.IsDir():
+				dirs = append(dirs, p)
+			case e.Type().IsRegular():
+				files = append(files, p)
+			}
 		}
+		if next == "" {
+			break
+		}
+		d = next
 	}
 	return dirs, files
 }

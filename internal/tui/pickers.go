@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"agent/internal/app"
 	"agent/internal/protocol"
 	"agent/internal/tui/picker"
 )
@@ -23,6 +24,7 @@ type (
 	// runsMsg carries the workspace's runs into the /resume picker.
 	runsMsg struct {
 		runs []protocol.RunInfo
+		from map[string]string // run id → where it came from ("fork of …"), for lineage
 		err  error
 	}
 	// grantsMsg carries the run's grants into the /approvals picker.
@@ -54,14 +56,18 @@ func (m *model) openPicker(k pickKind) tea.Cmd {
 		ws := svc.Settings().Workspace
 		m.layout()
 		return func() tea.Msg {
-			all, err := svc.Home().Runs(ctx)
+			all, err := svc.Home().RunTree(ctx) // newest first, each run's forks and children after it
 			var mine []protocol.RunInfo
-			for _, r := range all {
-				if filepath.Clean(r.Workspace) == filepath.Clean(ws) {
-					mine = append(mine, r)
+			from := map[string]string{}
+			for _, n := range all {
+				if filepath.Clean(n.Workspace) == filepath.Clean(ws) {
+					mine = append(mine, n.RunInfo)
+					if l := lineage(n); l != "" {
+						from[n.ID] = l
+					}
 				}
 			}
-			return runsMsg{runs: mine, err: err}
+			return runsMsg{runs: mine, from: from, err: err}
 		}
 	case pickGrants:
 		set := svc.Settings()
@@ -121,7 +127,7 @@ func (m *model) onPickerData(msg tea.Msg) tea.Cmd {
 		items := make([]picker.Item, len(msg.runs))
 		for i, r := range msg.runs {
 			items[i] = picker.Item{ID: r.ID, Title: fmt.Sprintf("%s  %-11s", r.ID, r.Status),
-				Detail: fmt.Sprintf("%s · %d steps · %s", ago(m.now(), r.Updated), r.Steps, r.Prompt),
+				Detail: fmt.Sprintf("%s%s · %d steps · %s", msg.from[r.ID], ago(m.now(), r.Updated), r.Steps, r.Prompt),
 				Warn:   r.Status == "running" || r.Status == "interrupted"}
 		}
 		if m.pick == pickRuns && m.picker != nil {
@@ -181,4 +187,20 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return t.Local().Format("2006-01-02")
+}
+
+// lineage says where a run came from, for the /resume picker ("" : a run
+// of its own).
+func lineage(n app.RunNode) string {
+	switch {
+	case n.ParentCall != "":
+		return "task " + n.ParentCall + " of " + n.ParentRun + " · "
+	case n.ParentRun != "":
+		id := n.ParentCheckpoint
+		if len(id) > 12 {
+			id = id[:12]
+		}
+		return "fork of " + n.ParentRun + " @" + id + " · "
+	}
+	return ""
 }
