@@ -52,6 +52,8 @@ type Service struct {
 	decide decisions
 	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
 
+	sw switches // the mode and model switched to in the session
+
 	mu       sync.Mutex
 	home     *Home
 	policies map[string]*policy.Policy
