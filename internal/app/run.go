@@ -27,6 +27,11 @@ type Run struct {
 	state  *agent.State
 	lock   *flock.Flock
 
+	// stmu serializes the writers of the state outside Drive (a message, a
+	// switch, a plan's decision) with each other and with the start of a
+	// Drive. It is never held while waiting on a frontend.
+	stmu sync.Mutex
+
 	mu          sync.Mutex
 	cancel      context.CancelFunc           // of the stretch being driven
 	compactNext bool                         // CompactNext: the next Drive compacts first
@@ -119,6 +124,8 @@ func (s *Service) openRun(ctx context.Context, id string) (*Run, []event.Event, 
 	// run paused at its plan stays in plan mode until the plan is approved.
 	if !st.AwaitingPlan() {
 		st.Approval = s.Mode()
+	} else {
+		_ = s.SetMode(event.ApprovalPlan)
 	}
 	// the settings carry the run's model, unless switched in this session
 	st.ModelSwitched = false
@@ -194,6 +201,8 @@ func (r *Run) Message(ctx context.Context, text string) error {
 		}
 		return usage("run %s has calls without results (%s); decide them before adding a message", r.id, strings.Join(ids, ", "))
 	}
+	r.stmu.Lock()
+	defer r.stmu.Unlock()
 	return r.s.runner.AddUserMessage(ctx, r.state, text)
 }
 
@@ -202,7 +211,9 @@ func (r *Run) Message(ctx context.Context, text string) error {
 // journals run_finished.
 func (r *Run) Drive(ctx context.Context) protocol.Outcome {
 	ctx, cancel := context.WithCancel(ctx)
+	r.stmu.Lock() // a switch being journaled ends first
 	r.mu.Lock()
+	r.stmu.Unlock()
 	r.cancel = cancel
 	if r.compactNext {
 		// the state is the loop's from here: set before it runs
@@ -213,8 +224,10 @@ func (r *Run) Drive(ctx context.Context) protocol.Outcome {
 		cancel()
 		r.mu.Lock()
 		r.cancel = nil
-		r.drainSwitches(ctx) // a switch posted as the stretch ended
 		r.mu.Unlock()
+		r.stmu.Lock()
+		r.drainSwitches(ctx) // a switch posted as the stretch ended
+		r.stmu.Unlock()
 	}()
 	_ = r.s.tools.ensure(ctx) // the MCP servers, before an open call runs; an error is the first Build's to report
 	return r.s.runner.Run(ctx, r.state)

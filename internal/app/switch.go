@@ -95,6 +95,20 @@ func (s *Service) Models(ctx context.Context) ([]string, error) {
 	return l.ListModels(ctx)
 }
 
+// checkName refuses what cannot be a model name: empty, flag-like, with
+// spaces.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return usage("no model name: /model NAME switches, /model alone lists the provider's models")
+	case strings.HasPrefix(name, "-"):
+		return usage("%q is not a model name (/model takes no flags): /model NAME switches, /model alone lists the models", name)
+	case strings.ContainsAny(name, " \t\n"):
+		return usage("%q is not a model name (one word, no spaces)", name)
+	}
+	return nil
+}
+
 // CheckModel checks a model name a person gave (/model NAME) against the
 // provider's list. A name that is empty, looks like a flag or has spaces,
 // or that the list does not hold, is a *UsageError naming the fix; when
@@ -102,13 +116,8 @@ func (s *Service) Models(ctx context.Context) ([]string, error) {
 // checked.
 func (s *Service) CheckModel(ctx context.Context, name string) (note string, err error) {
 	name = strings.TrimSpace(name)
-	switch {
-	case name == "":
-		return "", usage("no model name: /model NAME switches, /model alone lists the provider's models")
-	case strings.HasPrefix(name, "-"):
-		return "", usage("%q is not a model name (/model takes no flags): /model NAME switches, /model alone lists the models", name)
-	case strings.ContainsAny(name, " \t\n"):
-		return "", usage("%q is not a model name (one word, no spaces)", name)
+	if err := checkName(name); err != nil {
+		return "", err
 	}
 	list, lerr := s.Models(ctx)
 	if lerr != nil {
@@ -128,17 +137,17 @@ func (s *Service) CheckModel(ctx context.Context, name string) (note string, err
 	return "", usage("unknown model %q: the provider lists %s%s (/model shows them all)", name, strings.Join(shown, ", "), more)
 }
 
-// SetModel switches the session's model for the runs it starts next, after
-// CheckModel (with no run open; Run.SetModel switches a run's).
-func (s *Service) SetModel(ctx context.Context, name string) (note string, err error) {
+// SetModel switches the session's model for the runs it starts next (a
+// name CheckModel passed; with no run open: Run.SetModel switches a run's).
+func (s *Service) SetModel(name string) error {
 	name = strings.TrimSpace(name)
-	if note, err = s.CheckModel(ctx, name); err != nil {
-		return "", err
+	if err := checkName(name); err != nil {
+		return err
 	}
 	s.sw.mu.Lock()
 	s.sw.model = name
 	s.sw.mu.Unlock()
-	return note, nil
+	return nil
 }
 
 // driving reports whether the run is being driven (its state is the loop's).
@@ -152,6 +161,11 @@ func (r *Run) driving() bool {
 // Read it while the run is not being driven.
 func (r *Run) Mode() event.ApprovalMode { return r.state.Approval }
 
+// Frontends that run on one goroutine with the session's updates (the
+// TUI) call the journaling methods below from a command, never from that
+// goroutine: a journaled event is published to them before the call
+// returns.
+
 // SetMode switches the run's approval mode (journaled as mode_changed with
 // source, an audit fact): the run's next call obeys it. While the run is
 // being driven the switch is journaled by the loop before its next request
@@ -164,30 +178,64 @@ func (r *Run) SetMode(ctx context.Context, mode event.ApprovalMode, source event
 	if err := r.s.SetMode(mode); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cancel != nil {
+	r.stmu.Lock()
+	defer r.stmu.Unlock()
+	if r.driving() {
 		r.state.Switches.PostMode(mode, source)
 		return nil
 	}
 	return r.s.runner.SwitchMode(ctx, r.state, mode, source)
 }
 
-// SetModel switches the run's model after Service.CheckModel (journaled as
-// model_changed, source user): the next request asks for it, and a resume
-// keeps it. note is CheckModel's.
-func (r *Run) SetModel(ctx context.Context, name string) (note string, err error) {
+// SetModel switches the run's model to a name Service.CheckModel passed
+// (journaled as model_changed, source user): the next request asks for
+// it, and a resume keeps it. While the run is being driven the loop
+// journals it before its next request.
+func (r *Run) SetModel(ctx context.Context, name string) error {
 	name = strings.TrimSpace(name)
-	if note, err = r.s.SetModel(ctx, name); err != nil {
-		return "", err
+	if err := r.s.SetModel(name); err != nil {
+		return err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cancel != nil {
+	r.stmu.Lock()
+	defer r.stmu.Unlock()
+	if r.driving() {
 		r.state.Switches.PostModel(name, event.SourceUser)
-		return note, nil
+		return nil
 	}
-	return note, r.s.runner.SwitchModel(ctx, r.state, name, event.SourceUser)
+	return r.s.runner.SwitchModel(ctx, r.state, name, event.SourceUser)
+}
+
+// PostMode and PostModel queue a switch for a frontend that may be about to
+// drive the run (its state may be the loop's any moment): the loop
+// journals it at its next step, or FlushSwitches once the stretch ended.
+// The session's value changes at once.
+func (r *Run) PostMode(mode event.ApprovalMode, source event.Source) error {
+	if err := r.s.SetMode(mode); err != nil {
+		return err
+	}
+	r.state.Switches.PostMode(mode, source)
+	return nil
+}
+
+// PostModel: see PostMode.
+func (r *Run) PostModel(name string) error {
+	name = strings.TrimSpace(name)
+	if err := r.s.SetModel(name); err != nil {
+		return err
+	}
+	r.state.Switches.PostModel(name, event.SourceUser)
+	return nil
+}
+
+// FlushSwitches journals the queued switches of a run that is not being
+// driven.
+func (r *Run) FlushSwitches(ctx context.Context) error {
+	r.stmu.Lock()
+	defer r.stmu.Unlock()
+	if r.driving() {
+		return nil // the loop journals them
+	}
+	return r.s.runner.DrainSwitches(ctx, r.state)
 }
 
 // AwaitingPlan reports whether the run paused at a plan (approval mode
@@ -201,6 +249,8 @@ func (r *Run) Plan() string { return agent.PlanText(r.state, r.state.Answer) }
 // for mode (mode_changed, source user; "" or plan: ask), and the model is
 // told to carry the plan out. Drive then continues the run.
 func (r *Run) ApprovePlan(ctx context.Context, mode event.ApprovalMode) error {
+	r.stmu.Lock()
+	defer r.stmu.Unlock()
 	if !r.AwaitingPlan() {
 		return usage("run %s is not waiting for a plan to be approved", r.id)
 	}
@@ -223,6 +273,8 @@ func (r *Run) ApprovePlan(ctx context.Context, mode event.ApprovalMode) error {
 // goes to the model as their message. Drive then continues the run, still
 // in plan mode.
 func (r *Run) RejectPlan(ctx context.Context, note string) error {
+	r.stmu.Lock()
+	defer r.stmu.Unlock()
 	if !r.AwaitingPlan() {
 		return usage("run %s is not waiting for a plan to be approved", r.id)
 	}

@@ -83,6 +83,9 @@ func (m *model) openPicker(k pickKind) tea.Cmd {
 
 // onPicked acts on the row the person chose.
 func (m *model) onPicked(c picker.ChosenMsg) tea.Cmd {
+	if cmd, ok := m.onSwitchPicked(c); ok {
+		return cmd
+	}
 	switch m.pick {
 	case pickRuns:
 		if m.phase != phaseIdle {
