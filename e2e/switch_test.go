@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // switchEvent is a trace event with the fields of switches.
@@ -154,5 +155,139 @@ func TestPlanModeFromProjectFile(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.ws, "x.txt")); err == nil {
 		t.Error("the write ran: the project's plan mode was loosened")
+	}
+}
+
+// requestWith is the first request whose body holds text, and its model.
+func (e *env) requestWith(text string) (model string, ok bool) {
+	for _, r := range e.srv.Requests() {
+		if strings.Contains(string(r.Body), text) && r.Request != nil {
+			return r.Request.Model, true
+		}
+	}
+	return "", false
+}
+
+// Switching in the TUI, in a real terminal: shift+tab changes the mode in
+// the status bar and the next call obeys it (a write under auto-edit runs
+// without a prompt); /model NAME makes the next request ask the server for
+// NAME, and a flag-like name is an error line; under /mode plan a write is
+// refused until the plan is approved in the prompt (first kept planning
+// with a note, then approved in auto-edit); each switch is journaled, and a
+// resume keeps the switched model.
+func TestTUISwitches(t *testing.T) {
+	tm := newTmux(t)
+	write := func(id, path string) map[string]any {
+		return call(id, "write_file", map[string]any{"path": path, "content": "x\n"})
+	}
+	e := newEnv(t, script(
+		turn("", write("w1", "a.txt")),
+		turn("Wrote a.txt (ANSWER-ONE)."),
+		turn("Answer two (ANSWER-TWO)."),
+		turn("", write("w2", "b.txt")),
+		turn("Plan: write b.txt (PLAN-ONE)."),
+		turn("Plan: write b.txt with care (PLAN-TWO)."),
+		turn("", write("w3", "b.txt")),
+		turn("Done (ANSWER-DONE)."),
+		turn("Again (ANSWER-AGAIN)."),
+	))
+	e.srv.SetModels("test-model", "other-model")
+	env := append(e.environ(), "AGENT_APPROVAL=ask", "AGENT_MODEL=test-model", "OPENAI_API_KEY=sk-test")
+	tm.start(120, 40, env, e.ws, agentBin+"; echo AGENT-EXITED-$?; sleep 60")
+	tm.wait(`Ask, or /`, 15*time.Second)
+	tm.wait(`approval ask`, 5*time.Second)
+	tm.keys("BTab")
+	tm.wait(`approval auto-edit`, 5*time.Second)
+
+	tm.typeText("write a.txt")
+	tm.keys("Enter")
+	tm.wait(`ANSWER-ONE`, 15*time.Second) // no prompt in between: auto-edit ran the write
+	if got := readFile(t, filepath.Join(e.ws, "a.txt")); got != "x\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+
+	tm.typeText("/model")
+	tm.keys("Enter")
+	tm.wait(`Model · now test-model`, 5*time.Second)
+	tm.wait(`other-model`, 5*time.Second) // the provider's list
+	tm.keys("Escape")
+	tm.waitGone(`Model · now`, 5*time.Second)
+	tm.typeText("/model --no-such-flag")
+	tm.keys("Enter")
+	tm.wait(`not a model name`, 5*time.Second)
+	tm.typeText("/model no-such-model")
+	tm.keys("Enter")
+	tm.wait(`unknown model "no-such-model"`, 5*time.Second)
+	tm.typeText("/model other-model")
+	tm.keys("Enter")
+	tm.wait(`· other-model · approval auto-edit`, 5*time.Second) // the status bar
+	tm.typeText("second question")
+	tm.keys("Enter")
+	tm.wait(`ANSWER-TWO`, 15*time.Second)
+	if m, ok := e.requestWith("second question"); !ok || m != "other-model" {
+		t.Errorf("the request after /model other-model asked for %q", m)
+	}
+
+	tm.typeText("/mode plan")
+	tm.keys("Enter")
+	tm.wait(`approval plan`, 5*time.Second)
+	tm.typeText("plan b.txt")
+	tm.keys("Enter")
+	tm.wait(`Approve the plan\?`, 15*time.Second)
+	tm.wait(`PLAN-ONE`, 5*time.Second)
+	if _, err := os.Stat(filepath.Join(e.ws, "b.txt")); err == nil {
+		t.Fatal("the write ran under plan mode")
+	}
+	tm.keys("End") // keep planning
+	tm.keys("Enter")
+	tm.waitGone(`Approve the plan\?`, 5*time.Second)
+	tm.typeText("use more care")
+	tm.keys("Enter")
+	tm.wait(`Approve the plan\?`, 15*time.Second)
+	tm.wait(`PLAN-TWO`, 5*time.Second)
+	if _, ok := e.requestWith("use more care"); !ok {
+		t.Error("the note that kept planning did not reach the model")
+	}
+	tm.keys("Down") // approve, go on in auto-edit
+	tm.keys("Enter")
+	tm.wait(`ANSWER-DONE`, 15*time.Second)
+	if _, err := os.Stat(filepath.Join(e.ws, "b.txt")); err != nil {
+		t.Error("the approved plan's write did not run")
+	}
+	tm.wait(`approval auto-edit`, 5*time.Second)
+	tm.keys("C-c")
+	tm.keys("C-c")
+	tm.wait(`AGENT-EXITED-0`, 10*time.Second)
+
+	var runs []struct {
+		RunID string `json:"run_id"`
+	}
+	e.mustJSON(&runs, "runs", "--json")
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want 1", len(runs))
+	}
+	id := runs[0].RunID
+	var modes, models []string
+	for _, ev := range e.switchTrace(id) {
+		switch ev.Type {
+		case "mode_changed":
+			modes = append(modes, ev.From+">"+ev.To+":"+ev.Source)
+		case "model_changed":
+			models = append(models, ev.From+">"+ev.To+":"+ev.Source)
+		}
+	}
+	if got := strings.Join(modes, " "); got != "auto-edit>plan:user plan>auto-edit:user" {
+		t.Errorf("mode_changed events %q", got)
+	}
+	if got := strings.Join(models, " "); got != "test-model>other-model:user" {
+		t.Errorf("model_changed events %q", got)
+	}
+	// a resume keeps the switched model (no --model, no AGENT_MODEL)
+	r := e.runEnv([]string{"OPENAI_API_KEY=sk-test"}, "resume", id, "--headless", "--message", "once more")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	if m, ok := e.requestWith("once more"); !ok || m != "other-model" {
+		t.Errorf("the resumed run asked for %q, want the switched other-model", m)
 	}
 }
