@@ -64,8 +64,7 @@ func (m *model) openPicker(k pickKind) tea.Cmd {
 			return runsMsg{runs: mine, err: err}
 		}
 	case pickGrants:
-		set := svc.Settings()
-		m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approvals · mode " + string(set.Approval),
+		m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approvals · mode " + string(svc.Mode()),
 			Empty: "no grants: every call that needs approval asks", Actions: []picker.Action{{Key: "d", Label: "revoke"}},
 			Note: "grants come from \"allow for this run\"; a revoked grant asks again, and the revocation is journaled"})
 		m.layout()
