@@ -42,7 +42,7 @@ The flags set what every session starts with; the editor's cwd is the workspace.
 	fl.StringVar(&f.model, "model", "", "model name (env AGENT_MODEL)")
 	fl.StringVar(&f.provider, "provider", "", "model API: openai or anthropic (env AGENT_PROVIDER)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the provider's endpoint (env OPENAI_BASE_URL, or ANTHROPIC_BASE_URL)")
-	fl.StringVar(&f.approval, "approval", "", "approval mode sessions start in: read-only, ask, auto-edit, full-auto (env AGENT_APPROVAL; default ask)")
+	fl.StringVar(&f.approval, "approval", "", "approval mode sessions start in: read-only, plan, ask, auto-edit, full-auto (env AGENT_APPROVAL; default ask)")
 	fl.StringArrayVar(&f.allow, "allow", nil, "allow rule, e.g. 'run_command(go test *)' (repeatable)")
 	fl.StringArrayVar(&f.deny, "deny", nil, "deny rule, e.g. 'run_command(rm *)' (repeatable)")
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop a prompt with max_turn_requests after this many model requests (0: the default)")

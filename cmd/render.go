@@ -103,6 +103,10 @@ func describeRaw(ev event.Event) string {
 		return fmt.Sprintf("  started pid %d (process group %d)", d.PID, d.PGID)
 	case *event.GrantRevokedData:
 		return fmt.Sprintf("grant revoked: %s", d.Rule)
+	case *event.ModeChangedData:
+		return protocol.ModeChangedLine(d)
+	case *event.ModelChangedData:
+		return protocol.ModelChangedLine(d)
 	case *event.RollbackData:
 		return fmt.Sprintf("rollback to %s: %d files (conversation %t)", shortID(d.CheckpointID), len(d.Files), d.Conversation)
 	case *event.ResumeData:

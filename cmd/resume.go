@@ -25,6 +25,9 @@ their before-checkpoint, and a command that may have started is never run again:
 the model is told its outcome is unknown, with the files changed since it started.
 
 A paused run (exit 3) is decided with --approve CALL_ID or --deny CALL_ID [--note TEXT].
+A run paused at its plan (--approval plan) is decided with --approve plan, which
+goes on in the mode --approval names (default ask), or --deny plan --note TEXT
+(or --message TEXT), which keeps it planning with your note.
 --message adds a new user message to the same conversation. Resuming a finished run
 without a message prints its final answer.
 
@@ -36,6 +39,7 @@ so the next message starts from the smaller context.`,
 		Example: `  agent resume 20261129T203216-3f9a1c
   agent resume 20261129T2032 --approve call_7
   agent resume 20261129T2032 --deny call_7 --note "use git mv instead"
+  agent resume 20261129T2032 --approve plan --approval auto-edit
   agent resume 20261129T2032 --message "now add a test for it"
   agent resume 20261129T2032 --compact --message "go on"`,
 		Args: cobra.ExactArgs(1),
@@ -152,6 +156,15 @@ func resumeRun(cmd *cobra.Command, f *runFlags, id string, req resumeRequest) er
 	}
 	if open := run.OpenCalls(); message != "" && len(open) > 0 {
 		return usageErr("run %s has calls without results (%s); decide them with --approve/--deny before adding a message", row.ID, fmt.Sprint(open))
+	}
+	if done, err := decidePlan(ctx, run, set, req); done || err != nil {
+		if err != nil {
+			return appErr(err)
+		}
+		if d, ok := opt[planID]; !ok || d.Verdict != protocol.Allow {
+			message = "" // a rejection's note went to the model with it
+		}
+		delete(opt, planID)
 	}
 	for callID, d := range opt {
 		if err := run.Decide(ctx, callID, d); err != nil {

@@ -42,7 +42,7 @@ func (f *runFlags) register(c *cobra.Command, rules bool) {
 	fl.StringVar(&f.model, "model", "", "model name (env AGENT_MODEL)")
 	fl.StringVar(&f.provider, "provider", "", "model API: openai or anthropic (env AGENT_PROVIDER; default openai, or anthropic for a claude-* model)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the provider's endpoint (env OPENAI_BASE_URL, or ANTHROPIC_BASE_URL for --provider anthropic)")
-	fl.StringVar(&f.approval, "approval", "", "approval mode: read-only, ask, auto-edit, full-auto (env AGENT_APPROVAL; default ask)")
+	fl.StringVar(&f.approval, "approval", "", "approval mode: read-only, plan, ask, auto-edit, full-auto (env AGENT_APPROVAL; default ask)")
 	if rules {
 		fl.StringArrayVar(&f.allow, "allow", nil, "allow rule, e.g. 'run_command(go test *)' (repeatable)")
 		fl.StringArrayVar(&f.deny, "deny", nil, "deny rule, e.g. 'run_command(rm *)' (repeatable)")

@@ -116,6 +116,8 @@ func (s *session) finish(cmd *cobra.Command, out protocol.Outcome) error {
 				fmt.Fprint(s.stderr, gutter(termtext.Visible(p.Diff)))
 			}
 			fmt.Fprintf(s.stderr, "decide with: agent resume %s --approve %s   (or --deny %s --note TEXT)\n", s.runID, call, call)
+		} else if out.Plan != "" {
+			printPlanPause(s.stderr, s.runID, out.Plan)
 		}
 	case event.StatusInterrupted:
 		fmt.Fprintf(s.stderr, "interrupted; continue with: agent resume %s\n", s.runID)

@@ -383,7 +383,7 @@ func (s *server) Cancel(_ context.Context, p sdk.CancelNotification) error {
 
 // SetSessionMode implements sdk.Agent: our approval modes are the
 // session's modes.
-func (s *server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+func (s *server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
 	ss, err := s.session(p.SessionId)
 	if err != nil {
 		return sdk.SetSessionModeResponse{}, err
@@ -392,7 +392,7 @@ func (s *server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) 
 	if !m.Valid() {
 		return sdk.SetSessionModeResponse{}, errInvalid("mode %q: use one of %s", p.ModeId, modeList())
 	}
-	return sdk.SetSessionModeResponse{}, ss.setMode(m)
+	return sdk.SetSessionModeResponse{}, ss.setMode(ctx, m)
 }
 
 func modeList() string {

@@ -51,6 +51,7 @@ func (ss *session) close() {
 func (ss *session) modes() *sdk.SessionModeState {
 	desc := map[event.ApprovalMode]string{
 		event.ApprovalReadOnly: "reads only; every edit and command is refused",
+		event.ApprovalPlan:     "reads and update_plan only; the turn ends with a plan (switch to another mode to carry it out)",
 		event.ApprovalAsk:      "reads freely; asks before every edit and command",
 		event.ApprovalAutoEdit: "edits without asking; asks before commands",
 		event.ApprovalFullAuto: "runs everything the rules allow without asking",
@@ -63,15 +64,20 @@ func (ss *session) modes() *sdk.SessionModeState {
 	return st
 }
 
-func (ss *session) setMode(m event.ApprovalMode) error {
+func (ss *session) setMode(ctx context.Context, m event.ApprovalMode) error {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.run != nil {
 		if err := ss.run.SetPolicy(m, ss.denyRules); err != nil {
 			return fromApp(err)
 		}
-	} else {
-		ss.svc.Settings().Approval = m // the run starts with it
+		// journaled (mode_changed, an audit fact); while a prompt is being
+		// driven the loop journals it before its next call
+		if err := ss.run.SetMode(ctx, m, event.SourceUser); err != nil {
+			return fromApp(err)
+		}
+	} else if err := ss.svc.SetMode(m); err != nil { // the run starts with it
+		return fromApp(err)
 	}
 	ss.mode = m
 	return nil

@@ -186,6 +186,9 @@ func (r *Runner) Run(ctx context.Context, st *State) protocol.Outcome {
 func (r *Runner) loop(ctx context.Context, st *State) protocol.Outcome {
 	start := st.Step // --max-steps bounds each stretch: a resumed run gets a fresh budget
 	for {
+		if err := r.DrainSwitches(ctx, st); err != nil {
+			return protocol.Outcome{Status: event.StatusFailed, Err: err}
+		}
 		if len(st.Open) > 0 {
 			if out, stop := r.runOpenCalls(ctx, st); stop {
 				return out
@@ -223,6 +226,13 @@ func (r *Runner) loop(ctx context.Context, st *State) protocol.Outcome {
 			return protocol.Outcome{Status: event.StatusFailed, Err: err}
 		}
 		if len(calls) == 0 {
+			if err := r.DrainSwitches(ctx, st); err != nil {
+				return protocol.Outcome{Status: event.StatusFailed, Err: err}
+			}
+			if st.Approval == event.ApprovalPlan {
+				// plan mode: the turn's end is the plan, which waits for a person
+				return protocol.Outcome{Status: event.StatusAwaitingApproval, Answer: text, Plan: PlanText(st, text)}
+			}
 			return protocol.Outcome{Status: event.StatusCompleted, Answer: text}
 		}
 	}
@@ -235,7 +245,11 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 		return "", nil, Usage{}, err
 	}
 	req := built.Request
-	if err := r.record(ctx, st, &event.ModelRequestData{Step: st.Step + 1, Context: built.Report}); err != nil {
+	mr := &event.ModelRequestData{Step: st.Step + 1, Context: built.Report}
+	if m := requestModel(st); m != "" {
+		req.Model, mr.Model = m, m
+	}
+	if err := r.record(ctx, st, mr); err != nil {
 		return "", nil, Usage{}, err
 	}
 	// Committed before the request is sent.
@@ -453,7 +467,11 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (protocol
 		return r.failedCall(ctx, st, c, verr.Error())
 	}
 	if oc.Approval == nil || oc.Approval.Pending {
-		req := protocol.ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk}
+		// a mode switched while the run was driven decides this call
+		if err := r.DrainSwitches(ctx, st); err != nil {
+			return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
+		}
+		req := protocol.ApprovalRequest{RunID: st.RunID, Step: st.Step, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Risk: risk, Mode: st.Approval}
 		dec, err := r.Approver.Approve(ctx, req)
 		if err == nil && dec.Verdict == protocol.Pending {
 			req.Diff, req.Reason = dec.Diff, dec.Reason
@@ -681,6 +699,9 @@ func (r *Runner) touched(tool tools.Tool, c ToolCall) []string {
 func (r *Runner) finish(ctx context.Context, st *State, out protocol.Outcome) protocol.Outcome {
 	wctx := context.WithoutCancel(ctx)
 	ended := r.endProcesses(wctx, st)
+	if err := r.DrainSwitches(wctx, st); err != nil && out.Err == nil {
+		out.Err = err
+	}
 	if out.Status == event.StatusFailed && out.Err != nil {
 		_ = r.record(wctx, st, &event.ErrorData{Class: ClassOf(out.Err), Message: r.redact(out.Err.Error())})
 	}

@@ -41,6 +41,13 @@ type State struct {
 	noteDenied string
 	// queued are events folded in but not yet committed (Runner.flush).
 	queued []event.Event
+	// ModelSwitched: a model_changed made Model the model of the next
+	// request (over the configured one).
+	ModelSwitched bool
+	// Switches are mode and model changes asked for while the run is
+	// being driven; the loop journals them before its next request or call
+	// (nil: none can be asked).
+	Switches *Switches
 }
 
 // OpenCall is a tool call the model asked for that has no result yet.
@@ -267,6 +274,10 @@ func (s *State) Apply(ev event.Event) {
 		s.addMessage(Message{Role: RoleUser, Content: rollbackNote(d)}, MessageMeta{Seq: ev.Seq, Kind: KindNote})
 	case *event.ResumeData:
 		s.Status = event.StatusRunning
+	case *event.ModeChangedData:
+		s.applyModeChanged(d)
+	case *event.ModelChangedData:
+		s.applyModelChanged(d)
 	case *event.RunFinishedData:
 		s.Status, s.Answer = d.Status, d.Answer
 		if d.Status == event.StatusAwaitingApproval {

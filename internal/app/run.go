@@ -27,6 +27,11 @@ type Run struct {
 	state  *agent.State
 	lock   *flock.Flock
 
+	// stmu serializes the writers of the state outside Drive (a message, a
+	// switch, a plan's decision) with each other and with the start of a
+	// Drive. It is never held while waiting on a frontend.
+	stmu sync.Mutex
+
 	mu          sync.Mutex
 	cancel      context.CancelFunc           // of the stretch being driven
 	compactNext bool                         // CompactNext: the next Drive compacts first
@@ -55,10 +60,11 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 		named(id)
 	}
 	set := s.set
-	if err := s.setPolicy(id, set.Approval, set.Allow, set.Deny); err != nil {
+	mode, model := s.Mode(), s.Model() // as switched in the session
+	if err := s.setPolicy(id, mode, set.Allow, set.Deny); err != nil {
 		return nil, err
 	}
-	if err := s.store.CreateRun(ctx, store.Run{ID: id, Workspace: set.Workspace, Model: set.Model, Approval: set.Approval, Prompt: s.red.Redact(prompt)}); err != nil {
+	if err := s.store.CreateRun(ctx, store.Run{ID: id, Workspace: set.Workspace, Model: model, Approval: mode, Prompt: s.red.Redact(prompt)}); err != nil {
 		s.dropPolicy(id)
 		return nil, err
 	}
@@ -67,8 +73,10 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 		s.dropPolicy(id)
 		return nil, err
 	}
-	r.state = agent.NewState(id, set.Workspace, set.Model, set.Approval)
+	r.state = agent.NewState(id, set.Workspace, model, mode)
 	r.state.Allow, r.state.Deny = set.Allow, set.Deny
+	r.state.ModelSwitched = model != set.Model
+	r.startSwitches()
 	if err := s.runner.Start(ctx, r.state, prompt); err != nil {
 		r.Close()
 		return nil, err
@@ -115,8 +123,22 @@ func (s *Service) openRun(ctx context.Context, id string) (*Run, []event.Event, 
 		st.Approval, st.Model, st.Workspace = s.set.Approval, s.set.Model, ""
 		st.Allow, st.Deny = s.set.Allow, s.set.Deny
 	}
+	// The run goes on in the session's mode and model (the run's own, as
+	// switched, unless a flag or the environment names others), but a
+	// run paused at its plan stays in plan mode until the plan is approved.
+	if !st.AwaitingPlan() {
+		st.Approval = s.Mode()
+	} else {
+		_ = s.SetMode(event.ApprovalPlan)
+	}
+	// the settings carry the run's model, unless switched in this session
+	st.ModelSwitched = false
+	if m := s.Model(); m != s.set.Model {
+		st.Model, st.ModelSwitched = m, true
+	}
 	r.state = st
-	if err := s.setPolicy(row.ID, s.set.Approval, st.Allow, append(append([]string{}, st.Deny...), s.set.Deny...)); err != nil {
+	r.startSwitches()
+	if err := s.setPolicy(row.ID, st.Approval, st.Allow, append(append([]string{}, st.Deny...), s.set.Deny...)); err != nil {
 		r.Close()
 		return nil, nil, err
 	}
@@ -187,6 +209,8 @@ func (r *Run) Message(ctx context.Context, text string) error {
 	if err := r.s.promptHooks(ctx, r.id, text); err != nil {
 		return err
 	}
+	r.stmu.Lock()
+	defer r.stmu.Unlock()
 	return r.s.runner.AddUserMessage(ctx, r.state, text)
 }
 
@@ -195,7 +219,9 @@ func (r *Run) Message(ctx context.Context, text string) error {
 // journals run_finished.
 func (r *Run) Drive(ctx context.Context) protocol.Outcome {
 	ctx, cancel := context.WithCancel(ctx)
+	r.stmu.Lock() // a switch being journaled ends first
 	r.mu.Lock()
+	r.stmu.Unlock()
 	r.cancel = cancel
 	if r.compactNext {
 		// the state is the loop's from here: set before it runs
@@ -203,10 +229,13 @@ func (r *Run) Drive(ctx context.Context) protocol.Outcome {
 	}
 	r.mu.Unlock()
 	defer func() {
+		cancel()
 		r.mu.Lock()
 		r.cancel = nil
 		r.mu.Unlock()
-		cancel()
+		r.stmu.Lock()
+		r.drainSwitches(ctx) // a switch posted as the stretch ended
+		r.stmu.Unlock()
 	}()
 	_ = r.s.tools.ensure(ctx) // the MCP servers, before an open call runs; an error is the first Build's to report
 	out := r.s.runner.Run(ctx, r.state)

@@ -54,6 +54,8 @@ type Service struct {
 	otel   *otlp.Live    // the live trace export, when [otel] endpoint is set
 	hooks  *hooks.Runner // the user's [[hooks]] (nil: none)
 
+	sw switches // the mode and model switched to in the session
+
 	mu       sync.Mutex
 	home     *Home
 	policies map[string]*policy.Policy

@@ -63,9 +63,24 @@ func (a *Approver) policy(runID string) *policy.Policy {
 	return a.Policy
 }
 
+// withMode is pol under the run's current approval mode (a switch in the
+// session: shift+tab, /mode, an approved plan), its rules unchanged.
+func withMode(pol *policy.Policy, mode event.ApprovalMode) *policy.Policy {
+	if pol == nil || mode == "" {
+		return pol
+	}
+	m, err := policy.ParseMode(string(mode))
+	if err != nil || m == pol.Mode {
+		return pol
+	}
+	q := *pol
+	q.Mode = m
+	return &q
+}
+
 // Approve implements agent.Approver.
 func (a *Approver) Approve(ctx context.Context, req protocol.ApprovalRequest) (agent.ApprovalDecision, error) {
-	pol := a.policy(req.RunID)
+	pol := withMode(a.policy(req.RunID), req.Mode)
 	if pol == nil {
 		return agent.ApprovalDecision{}, fmt.Errorf("no approval policy for run %s", req.RunID)
 	}

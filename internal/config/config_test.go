@@ -202,7 +202,7 @@ func TestBadValues(t *testing.T) {
 		"[trace]\nretention = \"-1h\"\n":                `key "trace.retention": must be a positive duration`,
 		"[trace]\nsample = 1.5\n":                       `key "trace.sample": must be a number from 0 to 1`,
 		"[approvals]\nrun_grant_ttl = \"0s\"\n":         `key "approvals.run_grant_ttl": must be a positive duration`,
-		"approval = \"yolo\"\n":                         `key "approval": must be one of read-only, ask, auto-edit, full-auto, e.g. approval = "ask" (got "yolo")`,
+		"approval = \"yolo\"\n":                         `key "approval": must be one of read-only, plan, ask, auto-edit, full-auto, e.g. approval = "ask" (got "yolo")`,
 		"[context]\nwindow = \"big\"\n":                 `key "context.window": must be a whole number of tokens`,
 		"[context]\nwindow = 10\n":                      `key "context.window": must be a whole number of tokens between 1024`,
 		"[redact]\npii = \"yes\"\n":                     `key "redact.pii": must be true or false, without quotes (got "yes")`,

@@ -16,7 +16,7 @@ const (
 
 // ApprovalModes lists the approval modes, strictest first.
 func ApprovalModes() []ApprovalMode {
-	return []ApprovalMode{ApprovalReadOnly, ApprovalAsk, ApprovalAutoEdit, ApprovalFullAuto}
+	return []ApprovalMode{ApprovalReadOnly, ApprovalPlan, ApprovalAsk, ApprovalAutoEdit, ApprovalFullAuto}
 }
 
 // Valid reports whether m is one of the approval modes.

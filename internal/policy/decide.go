@@ -79,7 +79,8 @@ func (p *Policy) mode() Mode {
 }
 
 // Decide decides one call. Deny rules win over allow rules and over the
-// mode; read-only cannot be lifted by an allow rule; full-auto allows what no
+// mode; read-only and plan cannot be lifted by an allow rule (plan runs
+// reads and update_plan only); full-auto allows what no
 // deny rule names; otherwise reads run, auto-edit runs writes inside the
 // workspace, and an allow rule that covers the call runs it, else Ask.
 func (p *Policy) Decide(c Call) Decision {
@@ -169,6 +170,8 @@ func (p *Policy) decideTool(c Call, risk event.Risk) Decision {
 		return Decision{Action: Allow, Source: SourceMode, Reason: m.String() + " mode: reads run"}
 	case m == ModeReadOnly:
 		return Decision{Action: Deny, Source: SourceMode, Reason: fmt.Sprintf("read-only mode: %s is a %s and does not run", what, risk)}
+	case m == ModePlan:
+		return Decision{Action: Deny, Source: SourceMode, Reason: planReason(what + " is a " + string(risk))}
 	case m == ModeFullAuto:
 		return Decision{Action: Allow, Source: SourceMode, Reason: "full-auto mode: no deny rule names it"}
 	case m == ModeAutoEdit && risk == event.RiskWrite && c.InsideWorkspace:
@@ -186,6 +189,13 @@ func (p *Policy) decideTool(c Call, risk event.Risk) Decision {
 		why += " (the path is outside the workspace)"
 	}
 	return Decision{Action: Ask, Source: SourceMode, Reason: why}
+}
+
+// planReason is the denial of a write or a command under plan mode, as the
+// model reads it: what is refused, why, and what to do instead.
+func planReason(what string) string {
+	return "plan mode is on: " + what + " and does not run until the user approves your plan; " +
+		"only reads and update_plan run now. Investigate with reads, then give the plan (update_plan and your answer) and end your turn"
 }
 
 // PathDenied reports the deny rule, if any, that forbids a tool from reading
@@ -244,6 +254,8 @@ func (p *Policy) decideCommand(c Call) Decision {
 		switch {
 		case m == ModeReadOnly:
 			return Decision{Action: Deny, Source: SourceMode, Reason: "read-only mode: commands do not run"}
+		case m == ModePlan:
+			return Decision{Action: Deny, Source: SourceMode, Reason: planReason("run_command is a command")}
 		case m == ModeFullAuto && len(p.Deny) > 0:
 			return Decision{Action: Ask, Source: SourceMode, Reason: "full-auto mode, but " + why + " and the deny rules cannot be checked"}
 		case m == ModeFullAuto:
@@ -254,6 +266,8 @@ func (p *Policy) decideCommand(c Call) Decision {
 	switch m {
 	case ModeReadOnly:
 		return Decision{Action: Deny, Source: SourceMode, Reason: "read-only mode: commands do not run"}
+	case ModePlan:
+		return Decision{Action: Deny, Source: SourceMode, Reason: planReason("run_command is a command")}
 	case ModeFullAuto:
 		return Decision{Action: Allow, Source: SourceMode, Reason: "full-auto mode: no deny rule names it"}
 	}

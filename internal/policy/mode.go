@@ -11,6 +11,10 @@ type Mode int
 const (
 	// ModeReadOnly: reads run; writes and commands are denied.
 	ModeReadOnly Mode = iota + 1
+	// ModePlan: reads and update_plan run; writes and commands are denied
+	// until a person approves the plan the model wrote (then the mode the
+	// person picks). Stricter than ask, looser than read-only (it ends).
+	ModePlan
 	// ModeAsk: reads run; writes and commands ask (unless an allow rule covers them).
 	ModeAsk
 	// ModeAutoEdit: reads and file writes inside the workspace run; commands ask.
@@ -22,11 +26,11 @@ const (
 // DefaultMode is the mode when nothing chooses one.
 const DefaultMode = ModeAsk
 
-var modeNames = [...]string{ModeReadOnly: "read-only", ModeAsk: "ask", ModeAutoEdit: "auto-edit", ModeFullAuto: "full-auto"}
+var modeNames = [...]string{ModeReadOnly: "read-only", ModePlan: "plan", ModeAsk: "ask", ModeAutoEdit: "auto-edit", ModeFullAuto: "full-auto"}
 
 // ModeNames lists the valid mode names, strictest first.
 func ModeNames() []string {
-	return []string{"read-only", "ask", "auto-edit", "full-auto"}
+	return []string{"read-only", "plan", "ask", "auto-edit", "full-auto"}
 }
 
 // String returns the mode's name as users write it ("auto-edit").
@@ -37,11 +41,11 @@ func (m Mode) String() string {
 	return fmt.Sprintf("mode(%d)", int(m))
 }
 
-// Valid reports whether m is one of the four modes.
+// Valid reports whether m is one of the modes.
 func (m Mode) Valid() bool { return m >= ModeReadOnly && m <= ModeFullAuto }
 
-// LooserThan reports whether m grants more than o (read-only < ask <
-// auto-edit < full-auto).
+// LooserThan reports whether m grants more than o (read-only < plan < ask
+// < auto-edit < full-auto).
 func (m Mode) LooserThan(o Mode) bool { return m > o }
 
 // MarshalText implements encoding.TextMarshaler.

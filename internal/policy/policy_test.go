@@ -19,7 +19,7 @@ func TestParseMode(t *testing.T) {
 	}
 	_, err := ParseMode("yolo")
 	var me *ModeError
-	if !errors.As(err, &me) || err.Error() != `unknown approval mode "yolo" (valid: read-only, ask, auto-edit, full-auto)` {
+	if !errors.As(err, &me) || err.Error() != `unknown approval mode "yolo" (valid: read-only, plan, ask, auto-edit, full-auto)` {
 		t.Errorf("error %v", err)
 	}
 	if !ModeFullAuto.LooserThan(ModeAutoEdit) || ModeReadOnly.LooserThan(ModeAsk) || ModeAsk.String() != "ask" {

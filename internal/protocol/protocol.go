@@ -39,6 +39,9 @@ type ApprovalRequest struct {
 	// when it would end (empty for an escalation).
 	Grant        string
 	GrantExpires time.Time
+	// Mode is the run's approval mode when the call came up ("": the
+	// mode the run's policy was made with).
+	Mode event.ApprovalMode
 }
 
 // Verdict is a decision's answer. Pending is not an answer: nobody has
@@ -117,6 +120,10 @@ type Outcome struct {
 	Err    error
 	// Pending holds the approval a person must give (status awaiting_approval).
 	Pending *ApprovalRequest
+	// Plan is the plan a person must approve (status awaiting_approval
+	// under the plan approval mode, Pending nil): the model's answer and
+	// its newest update_plan steps.
+	Plan string
 }
 
 // CallDelta is a piece of a streaming tool call: its name and id when it

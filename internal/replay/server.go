@@ -46,6 +46,7 @@ type Server struct {
 	OnRequest func(n int)
 
 	mu        sync.Mutex
+	models    []string // SetModels: what GET /v1/models lists
 	reqs      []RecordedRequest
 	quit      chan struct{}
 	closeOnce sync.Once
@@ -75,8 +76,46 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() { close(s.quit) })
 }
 
+// SetModels makes GET /v1/models (and /models) list names, as an
+// OpenAI-compatible endpoint does; without it the path is not found.
+func (s *Server) SetModels(names ...string) {
+	s.mu.Lock()
+	s.models = append([]string(nil), names...)
+	s.mu.Unlock()
+}
+
+// serveModels answers the model list, if SetModels gave one.
+func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet || (r.URL.Path != "/v1/models" && r.URL.Path != "/models") {
+		return false
+	}
+	s.mu.Lock()
+	names := s.models
+	s.mu.Unlock()
+	if names == nil {
+		return false
+	}
+	type entry struct {
+		ID     string `json:"id"`
+		Object string `json:"object"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []entry `json:"data"`
+	}{Object: "list", Data: []entry{}}
+	for _, n := range names {
+		list.Data = append(list.Data, entry{ID: n, Object: "model"})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(list)
+	return true
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveModels(w, r) {
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" && r.URL.Path != "/chat/completions" {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))
 		return

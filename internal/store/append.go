@@ -95,7 +95,7 @@ const (
 	sqlInsertEv = `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
 	// The token sums saturate: SQLite turns an overflowing integer sum into a
 	// REAL, and CAST clamps a REAL too large for an INTEGER to the largest one.
-	sqlUpdateRun = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = CAST(tokens_in + ? AS INTEGER), tokens_out = CAST(tokens_out + ? AS INTEGER), status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer) WHERE id = ?`
+	sqlUpdateRun = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = CAST(tokens_in + ? AS INTEGER), tokens_out = CAST(tokens_out + ? AS INTEGER), status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer), model = coalesce(?, model), approval = coalesce(?, approval) WHERE id = ?`
 	sqlInsertCP  = `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created) SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`
 	sqlInsertGr  = `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`
 	sqlDeleteGr  = `DELETE FROM grants WHERE run_id = ? AND rule = ?`
@@ -106,6 +106,7 @@ const (
 type runDelta struct {
 	steps, toolCalls, tokIn, tokOut int
 	status, failure, answer         *string
+	model, approval                 *string // a switch in the session (model_changed, mode_changed)
 }
 
 func (d *runDelta) fold(ev *event.Event) {
@@ -127,6 +128,10 @@ func (d *runDelta) fold(ev *event.Event) {
 	case *event.RunFinishedData:
 		set(&d.status, string(x.Status))
 		set(&d.answer, x.Answer)
+	case *event.ModelChangedData:
+		set(&d.model, x.To)
+	case *event.ModeChangedData:
+		set(&d.approval, string(x.To))
 	}
 }
 
@@ -222,7 +227,7 @@ func (s *Store) appendTx(ctx context.Context, c *sql.Conn, evs []*event.Event, d
 	if err != nil {
 		return fmt.Errorf("append %s: %w", what, err)
 	}
-	if _, err := u.ExecContext(ctx, last, ts, d.steps, d.toolCalls, d.tokIn, d.tokOut, d.status, d.failure, d.answer, runID); err != nil {
+	if _, err := u.ExecContext(ctx, last, ts, d.steps, d.toolCalls, d.tokIn, d.tokOut, d.status, d.failure, d.answer, d.model, d.approval, runID); err != nil {
 		return fmt.Errorf("append %s: %w", what, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -147,6 +147,10 @@ func auditFor(ev *event.Event) (AuditEntry, bool) {
 			detail += "; " + sb.Note
 		}
 		return AuditEntry{Action: "sandbox", Detail: detail}, true
+	case *event.ModeChangedData:
+		return AuditEntry{Action: "mode_changed", Detail: fmt.Sprintf("approval mode %s -> %s by %s", d.From, d.To, d.Source)}, true
+	case *event.ModelChangedData:
+		return AuditEntry{Action: "model_changed", Detail: fmt.Sprintf("model %s -> %s by %s", d.From, d.To, d.Source)}, true
 	case *event.GrantRevokedData:
 		return AuditEntry{Action: "grant_revoked", Detail: fmt.Sprintf("rule %s revoked by %s", d.Rule, d.Source)}, true
 	case *event.RollbackData:

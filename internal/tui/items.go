@@ -209,6 +209,10 @@ func (t *transcriptState) apply(ev event.Event) {
 	case *event.ModelRequestData:
 		t.context, t.status, t.lastStep = d.Context, event.StatusRunning, d.Step
 		t.since, t.sinceSeq = nil, 0
+	case *event.ModeChangedData:
+		t.add(&entry{kind: itemNotice, text: protocol.ModeChangedLine(d), seq: ev.Seq})
+	case *event.ModelChangedData:
+		t.add(&entry{kind: itemNotice, text: protocol.ModelChangedLine(d), seq: ev.Seq})
 	case *event.CompactionData:
 		t.since, t.sinceSeq = d, ev.Seq
 		t.add(&entry{kind: itemNotice, text: protocol.CompactionLine(d, textutil.Count, "→"), seq: ev.Seq})

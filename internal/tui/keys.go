@@ -45,6 +45,10 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+x":
 		m.prefixX = true
 		return m, nil
+	case "shift+tab":
+		if !m.input.PopupOpen() {
+			return m, m.cycleMode()
+		}
 	case "pgup", "pgdown", "ctrl+o":
 		_, cmd := m.tr.view.Update(k)
 		return m, cmd

@@ -83,6 +83,7 @@ type model struct {
 	lastEsc time.Time // Esc Esc opens the checkpoints
 	mouse   bool
 	flash   string
+	plan    string // the plan the run waits on (plan mode), while its prompt is open
 }
 
 // askGuard is how long after an approval prompt opens its keys are ignored,
@@ -273,6 +274,14 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil // /diff already takes the screen
 	case runsMsg, grantsMsg, revokedMsg, exportedMsg:
 		return m, m.onPickerData(msg)
+	case modelsMsg:
+		m.onModels(msg)
+		return m, nil
+	case modelCheckedMsg:
+		return m, m.onModelChecked(msg)
+	case switchFailedMsg:
+		m.tr.add(&entry{kind: itemError, text: "a mode or model switch was not journaled: " + msg.err.Error()})
+		return m, nil
 	case drawer.PreviewMsg:
 		return m, m.preview(msg.ID)
 	case previewMsg:
@@ -479,6 +488,9 @@ func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
 		for _, ev := range msg.history {
 			m.tr.apply(ev)
 		}
+		if cmd, ok := m.reopenedPlan(msg); ok {
+			return cmd
+		}
 		m.phase = phaseRunning
 		r, opt, message := m.run, msg.resume, msg.message
 		ctx := m.ctx
@@ -545,6 +557,9 @@ func (m *model) onDriveDone(msg driveDoneMsg) tea.Cmd {
 	if quitting {
 		m.phase = phaseQuitting
 		return tea.Quit
+	}
+	if out.Plan != "" && m.run != nil && m.run.AwaitingPlan() {
+		return m.askPlan(out.Plan)
 	}
 	if len(m.queued) > 0 && m.run != nil {
 		text := m.queued[0]

@@ -70,8 +70,7 @@ func (m *model) openPicker(k pickKind) tea.Cmd {
 			return runsMsg{runs: mine, from: from, err: err}
 		}
 	case pickGrants:
-		set := svc.Settings()
-		m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approvals · mode " + string(set.Approval),
+		m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approvals · mode " + string(svc.Mode()),
 			Empty: "no grants: every call that needs approval asks", Actions: []picker.Action{{Key: "d", Label: "revoke"}},
 			Note: "grants come from \"allow for this run\"; a revoked grant asks again, and the revocation is journaled"})
 		m.layout()
@@ -89,6 +88,9 @@ func (m *model) openPicker(k pickKind) tea.Cmd {
 
 // onPicked acts on the row the person chose.
 func (m *model) onPicked(c picker.ChosenMsg) tea.Cmd {
+	if cmd, ok := m.onSwitchPicked(c); ok {
+		return cmd
+	}
 	switch m.pick {
 	case pickRuns:
 		if m.phase != phaseIdle {

@@ -41,9 +41,12 @@ func (m *model) slash(name, args string) tea.Cmd {
 		return m.openPicker(pickRuns)
 	case "/export":
 		return m.export(strings.TrimSpace(args))
-	case "/status", "/model":
-		set := m.svc.Settings()
-		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out", set.Model, set.Approval, orNone(m.runID()),
+	case "/mode":
+		return m.modeCommand(args)
+	case "/model":
+		return m.modelCommand(args)
+	case "/status":
+		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out", m.svc.Model(), m.svc.Mode(), orNone(m.runID()),
 			m.tr.tokens.Input, m.tr.tokens.Output)
 	default:
 		m.flash = fmt.Sprintf("unknown command %s: /help lists them", name)

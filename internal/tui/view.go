@@ -28,7 +28,7 @@ func (m *model) View() tea.View {
 	case overlayCheckpoints:
 		top = m.checkpointsView()
 	case overlayPicker:
-		top = m.picker.View()
+		top = m.pickerView(h)
 	case overlayDiff:
 		if m.diff != nil && (m.diff.Width() != m.width || m.diff.Height() != h) {
 			m.diff.SetSize(m.width, h)
@@ -93,7 +93,7 @@ func (m *model) bottomView() string {
 
 func (m *model) statusView() string {
 	set := m.svc.Settings()
-	st := statusbar.Status{Model: set.Model, Approval: set.Approval, TokensIn: m.tr.tokens.Input, TokensOut: m.tr.tokens.Output,
+	st := statusbar.Status{Model: m.svc.Model(), Approval: m.svc.Mode(), TokensIn: m.tr.tokens.Input, TokensOut: m.tr.tokens.Output,
 		Cost: -1, ContextTokens: m.tr.context.TotalTokens, ContextWindow: contextWindow(set.Window, m.tr.context.Budget),
 		RunID: m.runID(), Mouse: m.mouse, Notice: m.flash}
 	switch {

@@ -17,6 +17,7 @@ const (
 	CmdDiff        CommandName = "diff"
 	CmdStatus      CommandName = "status"
 	CmdModel       CommandName = "model"
+	CmdMode        CommandName = "mode"
 	CmdApprovals   CommandName = "approvals"
 	CmdResume      CommandName = "resume"
 	CmdNew         CommandName = "new"
@@ -44,7 +45,8 @@ func DefaultCommands() []Command {
 		{Name: CmdCheckpoints, Aliases: []string{"rewind"}, Help: "checkpoints: preview the diff, roll back code or conversation"},
 		{Name: CmdDiff, Help: "the run's changes so far"},
 		{Name: CmdStatus, Help: "model, approval mode, tokens, context use, run id"},
-		{Name: CmdModel, Help: "the model in use (set with --model or AGENT_MODEL)"},
+		{Name: CmdModel, Args: "[NAME]", Help: "list the provider's models, or switch to NAME (the next request uses it)"},
+		{Name: CmdMode, Args: "[MODE]", Help: "approval mode: read-only, plan, ask, auto-edit, full-auto (shift+tab cycles)"},
 		{Name: CmdApprovals, Help: "approval mode and this run's grants (revocable)"},
 		{Name: CmdResume, Help: "pick a run of this workspace to resume"},
 		{Name: CmdNew, Help: "start a new run"},

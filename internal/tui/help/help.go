@@ -53,6 +53,7 @@ func DefaultSections() []Section {
 			{"/", "slash commands, with completion"},
 			{"@", "attach a workspace file"},
 			{"↑ ↓", "earlier messages (in the composer)"},
+			{"shift+tab", "next approval mode (/mode, /model switch by name)"},
 			{"esc", "interrupt the current step; the run stays resumable"},
 			{"ctrl+c ctrl+c", "quit; the last line says how to resume"},
 			{"?", "this help"},

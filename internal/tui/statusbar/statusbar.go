@@ -89,7 +89,7 @@ func (s State) String() string { return s.Word() }
 // Status is what the bar shows.
 type Status struct {
 	Model    string
-	Approval event.ApprovalMode // the approval mode: read-only, ask, auto-edit, full-auto
+	Approval event.ApprovalMode // the approval mode: read-only, plan, ask, auto-edit, full-auto
 	State    State
 
 	TokensIn, TokensOut int
