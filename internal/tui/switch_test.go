@@ -61,7 +61,9 @@ func TestPlanPromptRejectThenApprove(t *testing.T) {
 	h.until("the prompt closed", func(m *model) bool { return m.overlay == overlayNone })
 	h.text("more care please")
 	h.enter()
-	h.until("the second plan", func(m *model) bool { return m.overlay == overlayPicker && m.pick == pickPlan && strings.Contains(m.plan, "PLAN-B") })
+	h.until("the second plan", func(m *model) bool {
+		return m.overlay == overlayPicker && m.pick == pickPlan && strings.Contains(m.plan, "PLAN-B")
+	})
 	h.key(tea.KeyPressMsg{Code: tea.KeyDown}) // approve, go on in auto-edit
 	h.enter()
 	h.until("the run done", func(m *model) bool { return m.phase == phaseIdle && m.tr.status == event.StatusCompleted })
