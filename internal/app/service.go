@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"agent/internal/agent"
 	"agent/internal/agent/anthropic"
@@ -72,7 +73,8 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	prov, err := newProvider(set)
+	var retry retryNotices
+	prov, err := newProvider(set, retry.notice)
 	if err != nil {
 		return nil, err
 	}
@@ -145,9 +147,11 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 			},
 			Delta:     func(text string) { s.hub.publish(protocol.Update{Kind: protocol.UpdateText, Text: text}) },
 			CallDelta: func(d protocol.CallDelta) { s.hub.publish(protocol.Update{Kind: protocol.UpdateCall, Call: d}) },
+			Output:    func(o protocol.CommandOutput) { s.hub.publish(protocol.Update{Kind: protocol.UpdateOutput, Output: &o}) },
 		},
 	}
 	s.decide.hub = &s.hub
+	retry.attach(&s.hub, set.Provider)
 	if opt.Decides {
 		s.runner.Decider = &s.decide
 	}
@@ -206,7 +210,7 @@ func openStore(ctx context.Context, home string, open func(context.Context, stri
 	return st, nil
 }
 
-func newProvider(set *Settings) (agent.Provider, error) {
+func newProvider(set *Settings, onRetry func(int, time.Duration, error)) (agent.Provider, error) {
 	if set.Replay != "" {
 		sc, err := replay.Load(set.Replay)
 		if err != nil {
@@ -220,9 +224,9 @@ func newProvider(set *Settings) (agent.Provider, error) {
 	var err error
 	switch set.Provider {
 	case event.ProviderAnthropic:
-		p, err = anthropic.New(anthropic.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
+		p, err = anthropic.New(anthropic.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model, OnRetry: onRetry})
 	default:
-		p, err = openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
+		p, err = openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model, OnRetry: onRetry})
 	}
 	if err != nil {
 		return nil, &UsageError{Err: err}

@@ -143,6 +143,12 @@ const (
 	// UpdateApproval: a call waits for a person; a frontend answers it with
 	// the run's Decide. What led to it is in the journal first.
 	UpdateApproval
+	// UpdateOutput: the latest output of a command while it runs (redacted,
+	// bounded; never journaled: the tool_result has the output).
+	UpdateOutput
+	// UpdateRetry: the model adapter waits before trying a failed request
+	// again.
+	UpdateRetry
 )
 
 // Update is what a subscriber sees of the runs of a session.
@@ -153,4 +159,6 @@ type Update struct {
 	Text     string           // UpdateText
 	Call     CallDelta        // UpdateCall
 	Approval *ApprovalRequest // UpdateApproval
+	Output   *CommandOutput   // UpdateOutput
+	Retry    *RetryNotice     // UpdateRetry
 }

@@ -53,6 +53,7 @@ type entry struct {
 	status                      cardStatus
 	exit                        *int
 	output, diff                string
+	live                        string // a running command's latest output
 	background                  int
 	argsB                       strings.Builder // a streaming call's arguments so far
 }
@@ -124,7 +125,7 @@ func (t *transcriptState) sync(e *entry) {
 
 // cardData is what the card shows of an entry.
 func (e *entry) cardData() transcript.CardData {
-	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff}
+	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff, Live: e.live}
 	switch e.risk {
 	case event.RiskRead:
 		d.Risk = transcript.RiskRead
@@ -267,7 +268,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		}
 	case *event.ToolResultData:
 		if e := t.card(d.CallID, ""); e != nil {
-			e.resultSeq = ev.Seq
+			e.resultSeq, e.live = ev.Seq, ""
 			e.output, e.exit, e.background = d.Output, d.ExitCode, len(d.Background)
 			switch {
 			case d.Status == event.ResultDenied:

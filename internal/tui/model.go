@@ -12,6 +12,7 @@ import (
 	"agent/internal/app"
 	"agent/internal/event"
 	"agent/internal/protocol"
+	"agent/internal/tui/activity"
 	"agent/internal/tui/approve"
 	"agent/internal/tui/composer"
 	"agent/internal/tui/diffview"
@@ -83,6 +84,8 @@ type model struct {
 	lastEsc time.Time // Esc Esc opens the checkpoints
 	mouse   bool
 	flash   string
+
+	life life // the sign of life while something runs (life.go)
 }
 
 // askGuard is how long after an approval prompt opens its keys are ignored,
@@ -96,6 +99,8 @@ func newModel(ctx context.Context, svc *app.Service, opt Options) *model {
 	m.input = m.newComposer()
 	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
 	m.tr = newTranscript(m.th, m.renderDiff)
+	m.life.act = activity.New(activity.Options{Theme: m.th, Now: func() time.Time { return m.now() }})
+	m.orient()
 	m.themed()
 	return m
 }
@@ -138,6 +143,7 @@ func (m *model) themed() {
 	}
 	m.help = help.New(help.Options{Theme: m.th, Commands: cmds})
 	m.input.SetTheme(m.th)
+	m.life.act.SetTheme(m.th)
 	if m.tr != nil {
 		m.tr.view.SetTheme(m.th, nil)
 	}
@@ -220,6 +226,9 @@ type probeMsg func(*model)
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := m.update(msg)
 	m.input.SetBusy(m.phase == phaseRunning || m.phase == phaseStarting)
+	if live := m.alive(msg); live != nil {
+		cmd = tea.Batch(cmd, live)
+	}
 	return m, cmd
 }
 
@@ -354,6 +363,8 @@ func (m *model) onUpdate(u protocol.Update) {
 		m.tr.delta(u.Text)
 	case protocol.UpdateCall:
 		m.tr.callDelta(u.Call)
+	case protocol.UpdateOutput, protocol.UpdateRetry:
+		m.onLive(u)
 	case protocol.UpdateApproval:
 		if m.run != nil && u.RunID == m.run.ID() && u.Approval != nil {
 			m.onAsk(*u.Approval)

@@ -41,7 +41,9 @@ func (m *model) slash(name, args string) tea.Cmd {
 		return m.openPicker(pickRuns)
 	case "/export":
 		return m.export(strings.TrimSpace(args))
-	case "/status", "/model":
+	case "/status":
+		m.showStatus()
+	case "/model":
 		set := m.svc.Settings()
 		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out", set.Model, set.Approval, orNone(m.runID()),
 			m.tr.tokens.Input, m.tr.tokens.Output)

@@ -70,6 +70,7 @@ type program struct {
 	p     *tea.Program
 	snd   *sender
 	unsub func()
+	out   io.Writer // the terminal, which keeps the transcript after the session
 }
 
 // start wires a session; extra options are for tests (a window size, no
@@ -100,13 +101,20 @@ func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*progr
 	snd.attach(p)
 	co := newCoalescer(func(u protocol.Update) { p.Send(updateMsg{u}) })
 	unsub := svc.Subscribe(co.update)
-	return &program{svc: svc, m: m, p: p, snd: snd, unsub: unsub}, nil
+	out := opt.Out
+	if out == nil {
+		out = os.Stdout
+	}
+	return &program{svc: svc, m: m, p: p, snd: snd, unsub: unsub, out: out}, nil
 }
 
 func (pr *program) run(ctx context.Context) Result {
 	_, err := pr.p.Run()
 	pr.unsub()
 	pr.snd.attach(nil)
+	if err == nil {
+		pr.m.scrollback(pr.out)
+	}
 	pr.m.shutdown()
 	pr.svc.Close()
 	res := Result{RunID: pr.m.runID()}

@@ -64,6 +64,9 @@ type CardData struct {
 	Exit    *int   // a command's exit code; nil when there is none
 	Output  string // the result's text
 	Diff    string // a unified diff, for edits
+	// Live is the latest output of a command still running (redacted; its
+	// last LiveLines lines show under the header until the result comes).
+	Live string
 }
 
 // ExitCode returns a pointer to n, for CardData.Exit.
@@ -84,6 +87,7 @@ type ToolCard struct {
 	version
 	d        CardData
 	out      []string // cleaned output lines
+	live     []string // the last lines of Live, cleaned
 	expanded bool
 }
 
@@ -98,6 +102,7 @@ func NewToolCard(d CardData) *ToolCard {
 func (c *ToolCard) Update(d CardData) {
 	c.d = d
 	c.out = nil
+	c.live = liveLines(d.Live, LiveLines)
 	if out := strings.TrimRight(termtext.VisibleSpaced(termtext.Strip(d.Output)), "\n "); out != "" {
 		c.out = strings.Split(out, "\n")
 	}
@@ -171,6 +176,12 @@ func (c *ToolCard) Render(ctx Context) []string {
 			lines = append(lines, "  "+l)
 		}
 		lines = c.fold(lines, th, len(diff)-limit)
+	}
+	if len(c.out) == 0 && c.d.Status == StatusRunning && len(c.live) > 0 {
+		bar := th.Faint.Render("│") + " "
+		for _, l := range c.live {
+			lines = append(lines, "  "+bar+th.Dim.Render(ansi.Truncate(l, bodyW, "…")))
+		}
 	}
 	if len(c.out) > 0 {
 		bar := th.Faint.Render("│") + " "
