@@ -147,7 +147,9 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 			},
 			Delta:     func(text string) { s.hub.publish(protocol.Update{Kind: protocol.UpdateText, Text: text}) },
 			CallDelta: func(d protocol.CallDelta) { s.hub.publish(protocol.Update{Kind: protocol.UpdateCall, Call: d}) },
-			Output:    func(o protocol.CommandOutput) { s.hub.publish(protocol.Update{Kind: protocol.UpdateOutput, Output: &o}) },
+			Output: func(o protocol.CommandOutput) {
+				s.hub.publish(protocol.Update{Kind: protocol.UpdateOutput, Output: &o})
+			},
 		},
 	}
 	s.decide.hub = &s.hub

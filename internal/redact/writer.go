@@ -56,8 +56,8 @@ type Writer struct {
 	tail, chunk int
 	live        bool
 	lines       bool // a live stream of lines (a command's output): whole lines show (linewriter.go)
-	tried       int // len(buf) when a live stream last found nothing to show
-	heldAt      int // where structured text holds a live stream, or -1
+	tried       int  // len(buf) when a live stream last found nothing to show
+	heldAt      int  // where structured text holds a live stream, or -1
 }
 
 // NewWriter returns a Writer that writes the redacted stream to w.

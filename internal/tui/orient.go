@@ -98,4 +98,3 @@ func (t *transcriptState) info(title string, rows []transcript.InfoRow) {
 	t.entries = append(t.entries, e)
 	t.view.Append(e.item)
 }
-
