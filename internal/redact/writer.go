@@ -55,9 +55,12 @@ type Writer struct {
 	// liveChunk for a live stream).
 	tail, chunk int
 	live        bool
-	lines       bool // a live stream of lines (a command's output): whole lines show (linewriter.go)
-	tried       int  // len(buf) when a live stream last found nothing to show
-	heldAt      int  // where structured text holds a live stream, or -1
+	tried       int // len(buf) when a live stream last found nothing to show
+	heldAt      int // where structured text holds a live stream, or -1
+
+	// lines: a live stream of lines (a command's output), whose whole
+	// lines show (linewriter.go)
+	lines bool
 }
 
 // NewWriter returns a Writer that writes the redacted stream to w.
