@@ -176,28 +176,33 @@ func (m *Model) View(width int) string {
 	if l := termtext.OneLine(m.st.Label); l != "" && m.st.Kind == Tool {
 		what += " " + l
 	}
-	parts := []string{m.th.InfoText.Render(frames[m.frame] + " " + what)}
-	parts = append(parts, m.th.Dim.Render(Duration(m.Elapsed())))
+	head := m.th.InfoText.Render(frames[m.frame] + " " + what)
+	rest := []string{m.th.Dim.Render(Duration(m.Elapsed()))}
 	if m.notice != "" {
 		style := m.th.Dim
 		if m.warn {
 			style = m.th.WarnText
 		}
-		parts = append(parts, style.Render(termtext.OneLine(m.notice)))
+		rest = append(rest, style.Render(termtext.OneLine(m.notice)))
 	}
-	parts = append(parts, m.th.Faint.Render("esc to interrupt"))
-	line := strings.Join(parts, m.th.Faint.Render(" · "))
-	if ansi.StringWidth(line) > width {
-		// the notice and the time matter more than the label's end
-		rest := strings.Join(parts[1:], m.th.Faint.Render(" · "))
-		room := width - ansi.StringWidth(rest) - 3
-		if room >= 8 {
-			line = ansi.Truncate(parts[0], room, "…") + m.th.Faint.Render(" · ") + rest
-		} else {
-			line = ansi.Truncate(line, width, "…")
+	rest = append(rest, m.th.Faint.Render("esc to interrupt"))
+	sep := m.th.Faint.Render(" · ")
+	// as the width shrinks: the hint goes first, then the label is cut,
+	// then the notice; the time stays
+	for n := len(rest); n >= 1; n-- {
+		tail := strings.Join(rest[:n], sep)
+		room := width - ansi.StringWidth(tail) - 3
+		if room >= min(ansi.StringWidth(head), 16) {
+			return ansi.Truncate(head, room, "…") + sep + tail
+		}
+		if n == 2 && m.notice != "" {
+			// the notice, cut, rather than none
+			if lead := head + sep + rest[0] + sep; ansi.StringWidth(lead)+12 <= width {
+				return ansi.Truncate(lead+rest[1], width, "…")
+			}
 		}
 	}
-	return line
+	return ansi.Truncate(head+sep+rest[0], width, "…")
 }
 
 func (m *Model) word() string {

@@ -58,7 +58,8 @@ func (n *Info) Render(ctx Context) []string {
 			indent += kw + 2
 		}
 		if r.Warn {
-			val = theme.GlyphInterrupted + " " + val
+			prefix += style.Bold(true).Render(theme.GlyphInterrupted) + " "
+			indent += 2
 		}
 		room := max(w-indent, 8)
 		for i, l := range strings.Split(ansi.Wrap(val, room, " /"), "\n") {
