@@ -80,6 +80,8 @@ type transcriptState struct {
 	mapError string // the last repo map error shown
 	tokens   event.TokenCount
 	status   event.Status
+	// stopShown: the run's stop is said, with what to do next (words.go)
+	stopShown bool
 }
 
 // newTranscript returns an empty transcript drawn in th; diff draws the
@@ -212,7 +214,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		t.since, t.sinceSeq = nil, 0
 	case *event.CompactionData:
 		t.since, t.sinceSeq = d, ev.Seq
-		t.add(&entry{kind: itemNotice, text: protocol.CompactionLine(d, textutil.Count, "→"), seq: ev.Seq})
+		t.add(&entry{kind: itemNotice, text: protocol.CompactionWords(d, textutil.Count, "→"), seq: ev.Seq})
 	case *event.ContextRefreshData:
 		// a refresh is routine: only a repo map that could not be built
 		// is said, once until it changes
@@ -300,7 +302,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		}
 		t.notice("rolled back %s to checkpoint %s (%d files); undo: roll back to %s", what, short(d.CheckpointID), len(d.Files), short(d.Before))
 	case *event.ErrorData:
-		t.add(&entry{kind: itemError, text: fmt.Sprintf("%s error: %s", d.Class, d.Message)})
+		t.add(&entry{kind: itemError, text: protocol.ErrorWords(d.Class, d.Message), seq: ev.Seq})
 	case *event.RunFinishedData:
 		t.status = d.Status
 		if t.stream != nil {
@@ -312,9 +314,7 @@ func (t *transcriptState) apply(ev event.Event) {
 				t.notice("stopped what %s left running: %d process(es)", p.CallID, len(p.Processes))
 			}
 		}
-		if f := d.Failure; f != nil {
-			t.warn("%s: %s failure at event %d: %s", d.Status, f.Class, f.Seq, f.Reason)
-		}
+		t.failed(d)
 	}
 }
 

@@ -547,8 +547,8 @@ func (m *model) onDriveDone(msg driveDoneMsg) tea.Cmd {
 	if out.Err != nil && out.Status == event.StatusFailed && m.tr.status != event.StatusFailed {
 		m.tr.add(&entry{kind: itemError, text: out.Err.Error()})
 	}
-	if out.Status == event.StatusStopped {
-		m.tr.notice("stopped: you denied a call; say what to do instead, and the run goes on")
+	if out.Status == event.StatusStopped && !m.tr.stopShown {
+		m.tr.notice("stopped: you denied a call; " + stoppedHint)
 	}
 	if out.Status == event.StatusInterrupted {
 		m.tr.notice("interrupted; type to continue, or quit and run: agent resume %s", m.runID())
