@@ -55,7 +55,9 @@ func TestSilenceAndRetryNotices(t *testing.T) {
 	h := newHarness(t, "ask", nil, stall)
 	h.text("hello")
 	h.enter()
-	h.until("thinking", func(m *model) bool { return strings.Contains(h.screenOf(m), "Thinking") })
+	h.until("the request sent", func(m *model) bool {
+		return m.tr.lastStep == 1 && strings.Contains(h.screenOf(m), "Thinking")
+	})
 	if s := h.screen(); strings.Contains(s, "sent nothing") {
 		t.Fatalf("a silence notice at once:\n%s", s)
 	}

@@ -77,8 +77,6 @@ const (
 	collapsedOutput = 3    // output lines of a collapsed card
 	collapsedDiff   = 12   // diff lines of a collapsed card
 	expandedMax     = 1000 // output or diff lines of an expanded card
-	// headerMax keeps a header's status near its tool on a wide terminal.
-	headerMax = 100
 )
 
 // ToolCard is one tool call: a header (status glyph, tool, arguments, risk,
@@ -237,10 +235,10 @@ func (c *ToolCard) fold(lines []string, th *theme.Theme, hidden int) []string {
 	return append(lines, "  "+th.Faint.Render(s))
 }
 
-// header is "✓ tool  summary … risk  label", fitted to the width (at most
-// headerMax): the summary is cut first, then the risk dropped.
+// header is "✓ tool  summary … risk  label", fitted to the whole width (a
+// long command shows whole on a wide terminal): the summary is cut first,
+// then the risk dropped.
 func (c *ToolCard) header(th *theme.Theme, width int) string {
-	width = min(width, headerMax)
 	glyph, st, label := c.look(th)
 	right := st.Render(label)
 	rw := ansi.StringWidth(label)
