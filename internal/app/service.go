@@ -35,6 +35,9 @@ type Options struct {
 	Decides bool
 	// Warn receives warnings for the person (nil: dropped).
 	Warn func(string)
+	// Live: publish running commands' output as UpdateOutput (a frontend
+	// that shows it; others spare the redaction of a second copy).
+	Live bool
 }
 
 // Service is one process's session: the journal, the shadow repository of
@@ -147,13 +150,15 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 			},
 			Delta:     func(text string) { s.hub.publish(protocol.Update{Kind: protocol.UpdateText, Text: text}) },
 			CallDelta: func(d protocol.CallDelta) { s.hub.publish(protocol.Update{Kind: protocol.UpdateCall, Call: d}) },
-			Output: func(o protocol.CommandOutput) {
-				s.hub.publish(protocol.Update{Kind: protocol.UpdateOutput, Output: &o})
-			},
 		},
 	}
 	s.decide.hub = &s.hub
 	retry.attach(&s.hub, set.Provider)
+	if opt.Live {
+		s.runner.Observer.Output = func(o protocol.CommandOutput) {
+			s.hub.publish(protocol.Update{Kind: protocol.UpdateOutput, Output: &o})
+		}
+	}
 	if opt.Decides {
 		s.runner.Decider = &s.decide
 	}

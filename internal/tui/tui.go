@@ -77,7 +77,7 @@ type program struct {
 // renderer, no input).
 func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*program, error) {
 	snd := &sender{}
-	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Decides: true, Warn: snd.warn})
+	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Decides: true, Live: true, Warn: snd.warn})
 	if err != nil {
 		return nil, err
 	}
