@@ -1,9 +1,10 @@
 // Package protocol owns what crosses between the runtime and a frontend
 // (the TUI, the headless CLI, an editor over ACP): the approval a person is
 // asked for and the Decision that answers it, the Outcome of driving a run,
-// the live pieces of a streaming turn, the Update a subscriber sees, and the
-// view types a frontend renders (runs, checkpoints, grants, the context
-// report's wording).
+// the live pieces of a streaming turn (text, calls, a running command's
+// output, a retry's backoff), the Update a subscriber sees, the session's
+// orientation (SessionInfo), and the view types a frontend renders (runs,
+// checkpoints, grants, the context report's wording).
 //
 // It imports only internal/event: every frontend may import it, and it must
 // not know how runs are driven, stored or shown.

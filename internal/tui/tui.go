@@ -1,9 +1,11 @@
 // Package tui owns the terminal UI: a Bubble Tea v2 program whose root model
 // composes the transcript, the composer, the approval prompt, the drawers,
-// the status bar and the help overlay (each a package under internal/tui),
-// fed by an app.Service's updates and sending it requests. It implements the
-// approval Prompter by handing the request to the program with a reply
-// channel; it never reaches into the loop.
+// the activity line, the status bar and the help overlay (each a package
+// under internal/tui), fed by an app.Service's updates and sending it
+// requests. It implements the approval Prompter by handing the request to
+// the program with a reply channel; it never reaches into the loop. When
+// the session ends it prints the transcript to the normal screen, for the
+// terminal's scrollback.
 //
 // It must not journal, decide approvals by itself (a person does), or show
 // anything that did not pass redaction (the service's updates and journal
