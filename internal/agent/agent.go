@@ -100,4 +100,6 @@ type Observer struct {
 	Delta func(text string)
 	// CallDelta sees the arguments of a tool call as they stream in.
 	CallDelta func(protocol.CallDelta)
+	// Output sees the latest output of a running command (liveoutput.go).
+	Output func(protocol.CommandOutput)
 }

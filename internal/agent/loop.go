@@ -608,7 +608,15 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 		// a journaled decision claims.
 		env.OutsideSandbox = escalated(oc.Approval)
 	}
+	var live *outputTail
+	if risk == event.RiskExec && env != r.ToolEnv {
+		// a per-call env (ForCall): the command's output shows as it runs
+		if live = r.liveOutput(c.ID); live != nil {
+			env.Output = live
+		}
+	}
 	res, err := tool.Run(ctx, env, args)
+	live.Close()
 	if snap {
 		// The after-checkpoint is taken even when the call was interrupted:
 		// whatever it did is recorded before the result is.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"agent/internal/agent"
 	"agent/internal/agent/anthropic"
@@ -35,6 +36,9 @@ type Options struct {
 	Decides bool
 	// Warn receives warnings for the person (nil: dropped).
 	Warn func(string)
+	// Live: publish running commands' output as UpdateOutput (a frontend
+	// that shows it; others spare the redaction of a second copy).
+	Live bool
 }
 
 // Service is one process's session: the journal, the shadow repository of
@@ -76,7 +80,8 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	prov, err := newProvider(set)
+	var retry retryNotices
+	prov, err := newProvider(set, retry.notice)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +157,12 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		},
 	}
 	s.decide.hub = &s.hub
+	retry.attach(&s.hub, set.Provider)
+	if opt.Live {
+		s.runner.Observer.Output = func(o protocol.CommandOutput) {
+			s.hub.publish(protocol.Update{Kind: protocol.UpdateOutput, Output: &o})
+		}
+	}
 	if opt.Decides {
 		s.runner.Decider = &s.decide
 	}
@@ -211,7 +222,7 @@ func openStore(ctx context.Context, home string, open func(context.Context, stri
 	return st, nil
 }
 
-func newProvider(set *Settings) (agent.Provider, error) {
+func newProvider(set *Settings, onRetry func(int, time.Duration, error)) (agent.Provider, error) {
 	if set.Replay != "" {
 		sc, err := replay.Load(set.Replay)
 		if err != nil {
@@ -225,9 +236,9 @@ func newProvider(set *Settings) (agent.Provider, error) {
 	var err error
 	switch set.Provider {
 	case event.ProviderAnthropic:
-		p, err = anthropic.New(anthropic.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
+		p, err = anthropic.New(anthropic.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model, OnRetry: onRetry})
 	default:
-		p, err = openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model})
+		p, err = openai.New(openai.Config{BaseURL: set.BaseURL, APIKey: set.APIKey, Model: set.Model, OnRetry: onRetry})
 	}
 	if err != nil {
 		return nil, &UsageError{Err: err}

@@ -1,9 +1,10 @@
 // Package protocol owns what crosses between the runtime and a frontend
 // (the TUI, the headless CLI, an editor over ACP): the approval a person is
 // asked for and the Decision that answers it, the Outcome of driving a run,
-// the live pieces of a streaming turn, the Update a subscriber sees, and the
-// view types a frontend renders (runs, checkpoints, grants, the context
-// report's wording).
+// the live pieces of a streaming turn (text, calls, a running command's
+// output, a retry's backoff), the Update a subscriber sees, the session's
+// orientation (SessionInfo), and the view types a frontend renders (runs,
+// checkpoints, grants, the context report's wording).
 //
 // It imports only internal/event: every frontend may import it, and it must
 // not know how runs are driven, stored or shown.
@@ -150,6 +151,12 @@ const (
 	// UpdateApproval: a call waits for a person; a frontend answers it with
 	// the run's Decide. What led to it is in the journal first.
 	UpdateApproval
+	// UpdateOutput: the latest output of a command while it runs (redacted,
+	// bounded; never journaled: the tool_result has the output).
+	UpdateOutput
+	// UpdateRetry: the model adapter waits before trying a failed request
+	// again.
+	UpdateRetry
 )
 
 // Update is what a subscriber sees of the runs of a session.
@@ -160,4 +167,6 @@ type Update struct {
 	Text     string           // UpdateText
 	Call     CallDelta        // UpdateCall
 	Approval *ApprovalRequest // UpdateApproval
+	Output   *CommandOutput   // UpdateOutput
+	Retry    *RetryNotice     // UpdateRetry
 }

@@ -5,7 +5,9 @@
 // (ClassifyEnvName, SecretEnv: the names kept from commands are the names
 // whose values are known secrets), the placeholder format
 // [REDACTED:KIND:FINGERPRINT] with its per-install HMAC key (itself a known
-// secret), and a streaming writer that redacts output as it passes through.
+// secret), and a streaming writer that redacts output as it passes through
+// (batch; live, for text a person watches; or by lines, for a command's
+// output).
 //
 // It must not touch anything outside its own files: no journal, no policy, no
 // tools, no network and no global state. Callers decide where redaction is

@@ -57,6 +57,10 @@ type Writer struct {
 	live        bool
 	tried       int // len(buf) when a live stream last found nothing to show
 	heldAt      int // where structured text holds a live stream, or -1
+
+	// lines: a live stream of lines (a command's output), whose whole
+	// lines show (linewriter.go)
+	lines bool
 }
 
 // NewWriter returns a Writer that writes the redacted stream to w.
@@ -87,6 +91,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 	switch pending := len(w.buf) - w.done; {
 	case pending >= writerTail+writerChunk:
 		w.process(false)
+	case w.lines:
+		if bytes.IndexByte(p, '\n') >= 0 {
+			w.process(false)
+		}
 	case pending < w.tail+w.chunk:
 	case !w.live:
 		w.process(false)
@@ -140,6 +148,9 @@ func (w *Writer) process(final bool) {
 			// a live stream shows prose at once; structured text waits
 			// (bounded: past the batch window it goes as the batch does)
 			cut = min(len(b)-liveTail, liveHold(b, w.done))
+			if w.lines {
+				cut = min(lineCut(b, w.done), liveHold(b, w.done))
+			}
 		}
 		if p := openPEM(b, w.done); p >= 0 {
 			cut = min(cut, p)

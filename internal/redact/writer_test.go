@@ -46,8 +46,8 @@ func filler(n int) string {
 	return sb.String()[:n]
 }
 
-// writerKinds are the two writers: the batch one (agent redact) and the
-// live one (text a person watches stream); both must redact exactly as a
+// writerKinds are the writers: the batch one (agent redact), the live one
+// (text a person watches stream) and the line one (a command's output); both must redact exactly as a
 // one-shot Redact does, however the input is split.
 var writerKinds = []struct {
 	name string
@@ -55,6 +55,7 @@ var writerKinds = []struct {
 }{
 	{"batch", (*Redactor).NewWriter},
 	{"live", (*Redactor).NewLiveWriter},
+	{"lines", (*Redactor).NewLineWriter},
 }
 
 func writeSplit(t *testing.T, r *Redactor, doc string, cuts ...int) string {

@@ -38,6 +38,8 @@
 //   - stall_after_chunks: N: send N SSE chunks, flush, then hang until the
 //     client goes away (crash and cancellation tests).
 //   - drop_after_chunks: N: send N chunks, then cut the connection.
+//   - delay_ms: N: the HTTP server waits N milliseconds before it answers (a
+//     slow model, for the TUI's signs of life); the in-process player ignores it.
 //   - args_object: true: send each tool call whole in one chunk with its
 //     arguments as a JSON value, not a string, as llama.cpp and Ollama do
 //     (arguments that are not valid JSON are still sent as a string).
@@ -98,6 +100,7 @@ type Turn struct {
 	ChunkSize        int        `json:"chunk_size,omitempty"`
 	StallAfterChunks *int       `json:"stall_after_chunks,omitempty"`
 	DropAfterChunks  *int       `json:"drop_after_chunks,omitempty"`
+	DelayMS          int        `json:"delay_ms,omitempty"`
 	ArgsObject       bool       `json:"args_object,omitempty"`
 	BadChunk         string     `json:"bad_chunk,omitempty"`
 	Expect           *Expect    `json:"expect,omitempty"`

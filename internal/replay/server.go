@@ -165,6 +165,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.reqs[idx].Turn = turnNo
 	s.mu.Unlock()
 
+	if t.DelayMS > 0 {
+		wait := time.NewTimer(time.Duration(t.DelayMS) * time.Millisecond)
+		defer wait.Stop()
+		select {
+		case <-wait.C:
+		case <-r.Context().Done():
+			return
+		case <-s.quit:
+			return
+		}
+	}
 	if t.HTTPStatus != 0 {
 		if t.RetryAfter != "" {
 			w.Header().Set("Retry-After", t.RetryAfter)

@@ -96,12 +96,16 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 		return Result{}, err
 	}
 	out := &keepBuffer{keep: commandKeep}
+	var w io.Writer = out
+	if env.Output != nil {
+		w = teeWriter{out, env.Output}
+	}
 	spec := proc.Spec{
 		Path: "bash", Args: []string{"-c", proc.GateScript + a.Command},
 		Dir: root, Env: env.commandEnv(),
-		Marker: env.Marker, Stdout: out, Stderr: out, WaitDelay: commandWaitDelay, Gated: true,
+		Marker: env.Marker, Stdout: w, Stderr: w, WaitDelay: commandWaitDelay, Gated: true,
 	}
-	p, err := startCommand(sb, spec, runIDOf(env.Marker), out)
+	p, err := startCommand(sb, spec, runIDOf(env.Marker), w)
 	if err != nil {
 		return Result{}, fmt.Errorf("run_command: start bash: %w", err)
 	}
@@ -272,6 +276,19 @@ func backgroundNote(bg []proc.Info) string {
 	b.WriteString("\nThey are stopped when the run ends or pauses, so nothing changes files behind the journal. " +
 		"A long-lived server should be started by the user outside the agent.")
 	return b.String()
+}
+
+// teeWriter writes to the kept output and to a live view; the view's
+// failure never fails the command's output.
+type teeWriter struct {
+	keep io.Writer
+	live io.Writer
+}
+
+func (t teeWriter) Write(p []byte) (int, error) {
+	n, err := t.keep.Write(p)
+	_, _ = t.live.Write(p)
+	return n, err
 }
 
 // keepBuffer collects a command's output, keeping at most keep bytes of the

@@ -17,6 +17,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 
 	"agent/internal/event"
@@ -65,6 +66,10 @@ type Env struct {
 	// OutsideSandbox, per call: a person approved running this call
 	// outside the sandbox (an approval of scope escalate).
 	OutsideSandbox bool
+	// Output, per call, also receives run_command's output (stdout and
+	// stderr, raw, as it arrives) for a live view; nil: none. It must not
+	// block for long: the command's pipe waits on it.
+	Output io.Writer
 
 	// root is the workspace opened once as an *os.Root, beneath which every
 	// file tool resolves and opens (see confine.go); zero until first use.

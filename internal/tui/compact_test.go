@@ -185,7 +185,7 @@ func TestTranscriptContextEvents(t *testing.T) {
 	}
 	tr.apply(ev(4, &event.CompactionData{Trigger: event.TriggerBudget, Kind: event.SummaryDeterministic, FoldedThrough: 3, TokensBefore: 12646, TokensAfter: 9045}))
 	if got := tr.entries[len(tr.entries)-1]; got.kind != itemNotice || got.seq != 4 ||
-		got.text != "context compacted (budget): 12,646 → 9,045 tokens, deterministic summary through seq 3" {
+		got.text != "context compacted (budget): 12,646 → 9,045 tokens: older rounds folded into a summary" {
 		t.Fatalf("compaction entry %+v", got)
 	}
 	if tr.since == nil || tr.sinceSeq != 4 {

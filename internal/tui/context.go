@@ -85,6 +85,7 @@ func (m *model) compact() tea.Cmd {
 		return nil
 	}
 	m.phase = phaseStarting // messages typed meanwhile are queued
+	m.life.compacting = true
 	m.flash = "compacting the context…"
 	r, ctx := m.run, m.ctx
 	return func() tea.Msg {
@@ -97,6 +98,7 @@ func (m *model) onCompactDone(msg compactDoneMsg) tea.Cmd {
 	quitting := m.quitting()
 	m.phase = phaseIdle
 	m.flash = ""
+	m.life.compacting = false
 	switch {
 	case msg.err != nil:
 		m.tr.add(&entry{kind: itemError, text: "compact: " + msg.err.Error()})

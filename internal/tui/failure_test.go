@@ -21,7 +21,7 @@ func TestTranscriptShowsFailure(t *testing.T) {
 	if len(tr.entries) != 1 {
 		t.Fatalf("%d entries, want the failure", len(tr.entries))
 	}
-	if e := tr.entries[0]; e.kind != itemWarn || e.text != "stopped: permission failure at event 6: the person denied run_command `rm -rf build` and stopped the turn" {
+	if e := tr.entries[0]; e.kind != itemWarn || e.text != "stopped: you denied a call; "+stoppedHint {
 		t.Fatalf("entry %+v", e)
 	}
 }

@@ -78,7 +78,7 @@ func newHarnessWith(t *testing.T, set func(*app.Settings), approval string, file
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	pr, err := start(ctx, Options{Settings: settings, Env: []string{"TERM=xterm-256color"}},
+	pr, err := start(ctx, Options{Settings: settings, Env: []string{"TERM=xterm-256color"}, Out: discard{}},
 		tea.WithInput(nil), tea.WithOutput(discard{}), tea.WithWindowSize(120, 40), tea.WithoutRenderer())
 	if err != nil {
 		t.Fatal(err)

@@ -53,6 +53,7 @@ type entry struct {
 	status                      cardStatus
 	exit                        *int
 	output, diff                string
+	live                        string // a running command's latest output
 	background                  int
 	argsB                       strings.Builder // a streaming call's arguments so far
 }
@@ -79,6 +80,8 @@ type transcriptState struct {
 	mapError string // the last repo map error shown
 	tokens   event.TokenCount
 	status   event.Status
+	// stopShown: the run's stop is said, with what to do next (words.go)
+	stopShown bool
 }
 
 // newTranscript returns an empty transcript drawn in th; diff draws the
@@ -124,7 +127,7 @@ func (t *transcriptState) sync(e *entry) {
 
 // cardData is what the card shows of an entry.
 func (e *entry) cardData() transcript.CardData {
-	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff}
+	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff, Live: e.live}
 	switch e.risk {
 	case event.RiskRead:
 		d.Risk = transcript.RiskRead
@@ -215,7 +218,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		t.add(&entry{kind: itemNotice, text: protocol.ModelChangedLine(d), seq: ev.Seq})
 	case *event.CompactionData:
 		t.since, t.sinceSeq = d, ev.Seq
-		t.add(&entry{kind: itemNotice, text: protocol.CompactionLine(d, textutil.Count, "→"), seq: ev.Seq})
+		t.add(&entry{kind: itemNotice, text: protocol.CompactionWords(d, textutil.Count, "→"), seq: ev.Seq})
 	case *event.ContextRefreshData:
 		// a refresh is routine: only a repo map that could not be built
 		// is said, once until it changes
@@ -271,7 +274,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		}
 	case *event.ToolResultData:
 		if e := t.card(d.CallID, ""); e != nil {
-			e.resultSeq = ev.Seq
+			e.resultSeq, e.live = ev.Seq, ""
 			e.output, e.exit, e.background = d.Output, d.ExitCode, len(d.Background)
 			switch {
 			case d.Status == event.ResultDenied:
@@ -303,7 +306,7 @@ func (t *transcriptState) apply(ev event.Event) {
 		}
 		t.notice("rolled back %s to checkpoint %s (%d files); undo: roll back to %s", what, short(d.CheckpointID), len(d.Files), short(d.Before))
 	case *event.ErrorData:
-		t.add(&entry{kind: itemError, text: fmt.Sprintf("%s error: %s", d.Class, d.Message)})
+		t.add(&entry{kind: itemError, text: protocol.ErrorWords(d.Class, d.Message), seq: ev.Seq})
 	case *event.RunFinishedData:
 		t.status = d.Status
 		if t.stream != nil {
@@ -315,9 +318,7 @@ func (t *transcriptState) apply(ev event.Event) {
 				t.notice("stopped what %s left running: %d process(es)", p.CallID, len(p.Processes))
 			}
 		}
-		if f := d.Failure; f != nil {
-			t.warn("%s: %s failure at event %d: %s", d.Status, f.Class, f.Seq, f.Reason)
-		}
+		t.failed(d)
 	}
 }
 

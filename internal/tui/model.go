@@ -12,6 +12,7 @@ import (
 	"agent/internal/app"
 	"agent/internal/event"
 	"agent/internal/protocol"
+	"agent/internal/tui/activity"
 	"agent/internal/tui/approve"
 	"agent/internal/tui/composer"
 	"agent/internal/tui/diffview"
@@ -84,6 +85,8 @@ type model struct {
 	mouse   bool
 	flash   string
 	plan    string // the plan the run waits on (plan mode), while its prompt is open
+
+	life life // the sign of life while something runs (life.go)
 }
 
 // askGuard is how long after an approval prompt opens its keys are ignored,
@@ -97,6 +100,8 @@ func newModel(ctx context.Context, svc *app.Service, opt Options) *model {
 	m.input = m.newComposer()
 	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
 	m.tr = newTranscript(m.th, m.renderDiff)
+	m.life.act = activity.New(activity.Options{Theme: m.th, Now: func() time.Time { return m.now() }})
+	m.orient()
 	m.themed()
 	return m
 }
@@ -139,6 +144,7 @@ func (m *model) themed() {
 	}
 	m.help = help.New(help.Options{Theme: m.th, Commands: cmds})
 	m.input.SetTheme(m.th)
+	m.life.act.SetTheme(m.th)
 	if m.tr != nil {
 		m.tr.view.SetTheme(m.th, nil)
 	}
@@ -221,6 +227,9 @@ type probeMsg func(*model)
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := m.update(msg)
 	m.input.SetBusy(m.phase == phaseRunning || m.phase == phaseStarting)
+	if live := m.alive(msg); live != nil {
+		cmd = tea.Batch(cmd, live)
+	}
 	return m, cmd
 }
 
@@ -363,6 +372,8 @@ func (m *model) onUpdate(u protocol.Update) {
 		m.tr.delta(u.Text)
 	case protocol.UpdateCall:
 		m.tr.callDelta(u.Call)
+	case protocol.UpdateOutput, protocol.UpdateRetry:
+		m.onLive(u)
 	case protocol.UpdateApproval:
 		if m.run != nil && u.RunID == m.run.ID() && u.Approval != nil {
 			m.onAsk(*u.Approval)
@@ -548,8 +559,8 @@ func (m *model) onDriveDone(msg driveDoneMsg) tea.Cmd {
 	if out.Err != nil && out.Status == event.StatusFailed && m.tr.status != event.StatusFailed {
 		m.tr.add(&entry{kind: itemError, text: out.Err.Error()})
 	}
-	if out.Status == event.StatusStopped {
-		m.tr.notice("stopped: you denied a call; say what to do instead, and the run goes on")
+	if out.Status == event.StatusStopped && !m.tr.stopShown {
+		m.tr.notice("stopped: you denied a call; " + stoppedHint)
 	}
 	if out.Status == event.StatusInterrupted {
 		m.tr.notice("interrupted; type to continue, or quit and run: agent resume %s", m.runID())

@@ -46,8 +46,7 @@ func (m *model) slash(name, args string) tea.Cmd {
 	case "/model":
 		return m.modelCommand(args)
 	case "/status":
-		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out", m.svc.Model(), m.svc.Mode(), orNone(m.runID()),
-			m.tr.tokens.Input, m.tr.tokens.Output)
+		m.showStatus()
 	default:
 		m.flash = fmt.Sprintf("unknown command %s: /help lists them", name)
 	}

@@ -1,9 +1,11 @@
 // Package tui owns the terminal UI: a Bubble Tea v2 program whose root model
 // composes the transcript, the composer, the approval prompt, the drawers,
-// the status bar and the help overlay (each a package under internal/tui),
-// fed by an app.Service's updates and sending it requests. It implements the
-// approval Prompter by handing the request to the program with a reply
-// channel; it never reaches into the loop.
+// the activity line, the status bar and the help overlay (each a package
+// under internal/tui), fed by an app.Service's updates and sending it
+// requests. It implements the approval Prompter by handing the request to
+// the program with a reply channel; it never reaches into the loop. When
+// the session ends it prints the transcript to the normal screen, for the
+// terminal's scrollback.
 //
 // It must not journal, decide approvals by itself (a person does), or show
 // anything that did not pass redaction (the service's updates and journal
@@ -70,13 +72,14 @@ type program struct {
 	p     *tea.Program
 	snd   *sender
 	unsub func()
+	out   io.Writer // the terminal, which keeps the transcript after the session
 }
 
 // start wires a session; extra options are for tests (a window size, no
 // renderer, no input).
 func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*program, error) {
 	snd := &sender{}
-	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Decides: true, Warn: snd.warn})
+	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Decides: true, Live: true, Warn: snd.warn})
 	if err != nil {
 		return nil, err
 	}
@@ -100,13 +103,20 @@ func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*progr
 	snd.attach(p)
 	co := newCoalescer(func(u protocol.Update) { p.Send(updateMsg{u}) })
 	unsub := svc.Subscribe(co.update)
-	return &program{svc: svc, m: m, p: p, snd: snd, unsub: unsub}, nil
+	out := opt.Out
+	if out == nil {
+		out = os.Stdout
+	}
+	return &program{svc: svc, m: m, p: p, snd: snd, unsub: unsub, out: out}, nil
 }
 
 func (pr *program) run(ctx context.Context) Result {
 	_, err := pr.p.Run()
 	pr.unsub()
 	pr.snd.attach(nil)
+	if err == nil {
+		pr.m.scrollback(pr.out)
+	}
 	pr.m.shutdown()
 	pr.svc.Close()
 	res := Result{RunID: pr.m.runID()}

@@ -17,6 +17,9 @@ func (m *model) View() tea.View {
 	}
 	var b strings.Builder
 	bottom := m.bottomView()
+	if a := m.life.act.View(m.width); a != "" {
+		bottom = a + "\n" + bottom
+	}
 	status := m.statusView()
 	h := max(0, m.height-lipgloss.Height(bottom)-1)
 	var top string

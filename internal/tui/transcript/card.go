@@ -64,6 +64,9 @@ type CardData struct {
 	Exit    *int   // a command's exit code; nil when there is none
 	Output  string // the result's text
 	Diff    string // a unified diff, for edits
+	// Live is the latest output of a command still running (redacted; its
+	// last LiveLines lines show under the header until the result comes).
+	Live string
 }
 
 // ExitCode returns a pointer to n, for CardData.Exit.
@@ -74,8 +77,6 @@ const (
 	collapsedOutput = 3    // output lines of a collapsed card
 	collapsedDiff   = 12   // diff lines of a collapsed card
 	expandedMax     = 1000 // output or diff lines of an expanded card
-	// headerMax keeps a header's status near its tool on a wide terminal.
-	headerMax = 100
 )
 
 // ToolCard is one tool call: a header (status glyph, tool, arguments, risk,
@@ -84,6 +85,7 @@ type ToolCard struct {
 	version
 	d        CardData
 	out      []string // cleaned output lines
+	live     []string // the last lines of Live, cleaned
 	expanded bool
 }
 
@@ -98,6 +100,7 @@ func NewToolCard(d CardData) *ToolCard {
 func (c *ToolCard) Update(d CardData) {
 	c.d = d
 	c.out = nil
+	c.live = liveLines(d.Live, LiveLines)
 	if out := strings.TrimRight(termtext.VisibleSpaced(termtext.Strip(d.Output)), "\n "); out != "" {
 		c.out = strings.Split(out, "\n")
 	}
@@ -172,6 +175,12 @@ func (c *ToolCard) Render(ctx Context) []string {
 		}
 		lines = c.fold(lines, th, len(diff)-limit)
 	}
+	if len(c.out) == 0 && c.d.Status == StatusRunning && len(c.live) > 0 {
+		bar := th.Faint.Render("│") + " "
+		for _, l := range c.live {
+			lines = append(lines, "  "+bar+th.Dim.Render(ansi.Truncate(l, bodyW, "…")))
+		}
+	}
 	if len(c.out) > 0 {
 		bar := th.Faint.Render("│") + " "
 		if c.expanded {
@@ -226,10 +235,10 @@ func (c *ToolCard) fold(lines []string, th *theme.Theme, hidden int) []string {
 	return append(lines, "  "+th.Faint.Render(s))
 }
 
-// header is "✓ tool  summary … risk  label", fitted to the width (at most
-// headerMax): the summary is cut first, then the risk dropped.
+// header is "✓ tool  summary … risk  label", fitted to the whole width (a
+// long command shows whole on a wide terminal): the summary is cut first,
+// then the risk dropped.
 func (c *ToolCard) header(th *theme.Theme, width int) string {
-	width = min(width, headerMax)
 	glyph, st, label := c.look(th)
 	right := st.Render(label)
 	rw := ansi.StringWidth(label)
