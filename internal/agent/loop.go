@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"agent/internal/budget"
 	"agent/internal/event"
+	"agent/internal/pricing"
 	"agent/internal/proc"
 	"agent/internal/protocol"
 	"agent/internal/tools"
@@ -45,6 +47,9 @@ type Runner struct {
 	// ToolEnv is handed to every tool call (copied per call, with the
 	// call's marker and start hook).
 	ToolEnv *tools.Env
+	// Prices price the run's tokens for its budget and model_request's
+	// spent (nil: the built-in list).
+	Prices *pricing.Table
 }
 
 func (r *Runner) redact(s string) string {
@@ -124,7 +129,7 @@ func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.Check
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
 		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
-		Sandbox: r.ToolEnv.RunSandbox(),
+		Sandbox: r.ToolEnv.RunSandbox(), Budget: st.Spend.Limits.Event(),
 	}); err != nil {
 		return err
 	}
@@ -197,6 +202,9 @@ func (r *Runner) loop(ctx context.Context, st *State) protocol.Outcome {
 		}
 		text, calls, usage, err := r.turn(ctx, st)
 		if err != nil {
+			if _, over := budget.IsExhausted(err); over {
+				return protocol.Outcome{Status: event.StatusBudgetExhausted, Err: err}
+			}
 			if ctx.Err() != nil {
 				return protocol.Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}
 			}
@@ -232,7 +240,10 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 		return "", nil, Usage{}, err
 	}
 	req := built.Request
-	if err := r.record(ctx, st, &event.ModelRequestData{Step: st.Step + 1, Context: built.Report}); err != nil {
+	if err := r.checkBudget(st, built.Report); err != nil {
+		return "", nil, Usage{}, err
+	}
+	if err := r.record(ctx, st, &event.ModelRequestData{Step: st.Step + 1, Context: built.Report, Spent: st.Spend.Spent(r.Prices)}); err != nil {
 		return "", nil, Usage{}, err
 	}
 	// Committed before the request is sent.

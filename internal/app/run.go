@@ -47,6 +47,9 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 	if strings.TrimSpace(prompt) == "" {
 		return nil, usage("the request is empty")
 	}
+	if err := s.checkBudget(); err != nil {
+		return nil, err
+	}
 	id := store.NewRunID()
 	if named != nil {
 		named(id)
@@ -66,6 +69,7 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 	}
 	r.state = agent.NewState(id, set.Workspace, set.Model, set.Approval)
 	r.state.Allow, r.state.Deny = set.Allow, set.Deny
+	r.state.Spend.Limits = set.Budget
 	if err := s.runner.Start(ctx, r.state, prompt); err != nil {
 		r.Close()
 		return nil, err
@@ -119,6 +123,14 @@ func (s *Service) openRun(ctx context.Context, id string) (*Run, []event.Event, 
 	if err := s.runner.Begin(ctx, st, row.Prompt); err != nil {
 		r.Close()
 		return nil, nil, err
+	}
+	if raise := s.set.BudgetFlags; !raise.IsZero() {
+		// --budget-* given to a continued run replace its limits of those
+		// kinds (journaled as budget_changed)
+		if err := s.runner.SetBudget(ctx, st, st.Spend.Limits.Over(raise), event.SourceUser); err != nil {
+			r.Close()
+			return nil, nil, err
+		}
 	}
 	return r, evs, nil
 }

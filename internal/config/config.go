@@ -22,8 +22,10 @@ import (
 	"strings"
 	"time"
 
+	"agent/internal/budget"
 	"agent/internal/event"
 	"agent/internal/policy"
+	"agent/internal/pricing"
 	"agent/internal/sandbox"
 )
 
@@ -89,6 +91,11 @@ type Config struct {
 	// runs ("": none); OTelContent adds prompt and output text to it.
 	OTelEndpoint string
 	OTelContent  bool
+	// Models are the user file's [models."NAME"] overrides of the price
+	// list (and windows, which a project file may also set).
+	Models map[string]pricing.Override
+	// Budget is [budget] of the user file, lowered by the project file's.
+	Budget budget.Limits
 
 	Workspace   string
 	UserFile    string // the user file's path ("" when no home directory is known)
@@ -345,6 +352,7 @@ func (c *Config) applyUser(l *layer) {
 	c.Sandbox.EnvAllow = append(c.Sandbox.EnvAllow, l.envAllow...)
 	set("sandbox.env_allow", len(l.envAllow) > 0)
 	c.applyMCPUser(l)
+	c.applyCostUser(l)
 	if l.otelEndpoint != nil {
 		c.OTelEndpoint = *l.otelEndpoint
 	}
@@ -489,6 +497,7 @@ func (c *Config) applyProject(l *layer) []string {
 		}
 	}
 	warns = append(warns, c.applyProjectSandbox(l, warn, take)...)
+	warns = append(warns, c.applyCostProject(l)...)
 	return append(warns, c.applyMCPProject(l)...)
 }
 

@@ -52,9 +52,12 @@ type fileData struct {
 		Network  any `toml:"network"`
 		EnvAllow any `toml:"env_allow"`
 	} `toml:"sandbox"`
-	// MCP is read by parseMCP (mcp.go), which names its own unknown keys.
-	MCP  any `toml:"mcp"`
-	OTel struct {
+	// MCP is read by parseMCP (mcp.go), which names its own unknown keys;
+	// Models and Budget likewise by parseModels and parseBudget (cost.go).
+	MCP    any `toml:"mcp"`
+	Models any `toml:"models"`
+	Budget any `toml:"budget"`
+	OTel   struct {
 		Endpoint any `toml:"endpoint"`
 		Content  any `toml:"content"`
 	} `toml:"otel"`
@@ -64,9 +67,9 @@ type fileData struct {
 var knownKeys = []string{"model", "provider", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
 	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow", "mcp.servers",
-	"otel.endpoint", "otel.content"}
+	"otel.endpoint", "otel.content", "models", "budget.tokens", "budget.usd", "budget.time"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel", "models", "budget"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -91,6 +94,7 @@ type layer struct {
 	mcp             []mcpLayer
 	otelEndpoint    *string
 	otelContent     *bool
+	cost            costLayer
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -127,7 +131,7 @@ func readLayer(path string) (*layer, error) {
 	}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
-		if k[0] != "mcp" { // parseMCP names its own unknown keys
+		if k[0] != "mcp" && k[0] != "models" && k[0] != "budget" { // parsed with their own unknown keys named
 			und = append(und, k)
 		}
 	}
@@ -257,6 +261,12 @@ func (l *layer) fill(fd *fileData) error {
 		return err
 	}
 	if err := l.fillOTel(fd); err != nil {
+		return err
+	}
+	if err := l.parseModels(fd.Models); err != nil {
+		return err
+	}
+	if err := l.parseBudget(fd.Budget); err != nil {
 		return err
 	}
 	return l.parseMCP(fd.MCP)
