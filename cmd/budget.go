@@ -2,10 +2,13 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"agent/internal/app"
 	"agent/internal/budget"
+	"agent/internal/pricing"
 	"agent/internal/protocol"
 )
 
@@ -50,4 +53,61 @@ func (s *session) budgetPause(out protocol.Outcome) {
 		msg, flag = e.Error(), e.Flag()
 	}
 	fmt.Fprintf(s.stderr, "paused: %s\ncontinue with a higher budget: agent resume %s %s VALUE\n", msg, s.runID, flag)
+}
+
+// runCosts prices each run's tokens with the user's price table (nil: a
+// model it used has no price).
+func runCosts(cmd *cobra.Command, h *app.Home, runs []protocol.RunInfo) ([]*float64, error) {
+	prices, err := app.Prices()
+	if err != nil {
+		return nil, appErr(err)
+	}
+	out := make([]*float64, len(runs))
+	for i, r := range runs {
+		t, err := h.Spend(cmd.Context(), r.ID)
+		if err != nil {
+			return nil, withCode(ExitFailed, err)
+		}
+		if usd, ok := t.Cost(prices); ok {
+			out[i] = &usd
+		}
+	}
+	return out, nil
+}
+
+// costText is a cost for a table ("-" when unknown).
+func costText(c *float64) string {
+	if c == nil {
+		return "-"
+	}
+	return pricing.FormatUSD(*c)
+}
+
+// spendLine is a run's spend in words: its tokens, its cost when every
+// model it used has a price, and its budget when it has one.
+func spendLine(t budget.Tally, prices *pricing.Table) string {
+	u := t.Usage()
+	s := fmt.Sprintf("tokens: %d in / %d out", u.Input, u.Output)
+	if u.CacheRead > 0 || u.CacheWrite > 0 {
+		s += fmt.Sprintf(" (cache read %d, write %d)", u.CacheRead, u.CacheWrite)
+	}
+	if usd, ok := t.Cost(prices); ok {
+		s += "  cost: " + pricing.FormatUSD(usd)
+	} else {
+		s += "  cost: unknown (a model without a price; set [models.\"NAME\"] price_input/price_output)"
+	}
+	if l := t.Limits; !l.IsZero() {
+		var parts []string
+		if l.Tokens > 0 {
+			parts = append(parts, fmt.Sprintf("%d tokens", l.Tokens))
+		}
+		if l.USD > 0 {
+			parts = append(parts, pricing.FormatUSD(l.USD))
+		}
+		if l.Time > 0 {
+			parts = append(parts, l.Time.String())
+		}
+		s += "  budget: " + strings.Join(parts, ", ")
+	}
+	return s
 }

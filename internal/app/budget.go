@@ -4,7 +4,9 @@ import (
 	"context"
 
 	"agent/internal/budget"
+	"agent/internal/config"
 	"agent/internal/event"
+	"agent/internal/pricing"
 )
 
 // checkBudget refuses a USD budget the session cannot keep: its model has
@@ -35,3 +37,33 @@ func (r *Run) SetBudget(ctx context.Context, l budget.Limits) error {
 	}
 	return r.s.runner.SetBudget(ctx, r.state, l, event.SourceUser)
 }
+
+// spendTypes are the events a run's spend folds.
+var spendTypes = []event.Type{event.RunStarted, event.ModelChanged, event.BudgetChanged, event.ModelRequest,
+	event.AssistantMessage, event.Resume, event.RunFinished}
+
+// Spend folds what a run may spend and has spent from its journal.
+func (h *Home) Spend(ctx context.Context, runID string) (budget.Tally, error) {
+	evs, err := h.st.EventsOfTypes(ctx, runID, spendTypes...)
+	if err != nil {
+		return budget.Tally{}, err
+	}
+	var t budget.Tally
+	for _, ev := range evs {
+		t.Apply(ev)
+	}
+	return t, nil
+}
+
+// Prices is the price table of the user config (built in, with its
+// [models."NAME"] overrides); a bad user file is a *UsageError.
+func Prices() (*pricing.Table, error) {
+	p, err := config.UserPrices(nil)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return p, nil
+}
+
+// Prices is the session's price table.
+func (s *Service) Prices() *pricing.Table { return s.set.Prices }

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 
@@ -222,3 +223,21 @@ func (c *Config) applyCostProject(l *layer) []string {
 // Prices is the price table: the built-in list with the user file's
 // [models."NAME"] overrides.
 func (c *Config) Prices() *pricing.Table { return pricing.New(c.Models) }
+
+// UserPrices is the price table with the user file's overrides alone, for
+// commands that price runs without a workspace (agent runs, agent trace).
+// env nil is os.Getenv.
+func UserPrices(env func(string) string) (*pricing.Table, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	p := UserFilePath(env)
+	if p == "" {
+		return pricing.New(nil), nil
+	}
+	l, err := readLayer(p)
+	if err != nil {
+		return nil, err
+	}
+	return pricing.New(l.cost.models), nil
+}
