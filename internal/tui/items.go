@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"agent/internal/budget"
 	"agent/internal/event"
 	"agent/internal/protocol"
 	"agent/internal/tui/textutil"
@@ -79,6 +80,10 @@ type transcriptState struct {
 	mapError string // the last repo map error shown
 	tokens   event.TokenCount
 	status   event.Status
+	// spend folds the session's usage for its cost; runSpend the current
+	// run's alone, for its budget meter (budget.go)
+	spend, runSpend budget.Tally
+	budgetWarned    bool // the 80 % warning of the run's budget was given
 }
 
 // newTranscript returns an empty transcript drawn in th; diff draws the
@@ -203,6 +208,7 @@ func (t *transcriptState) callDelta(d protocol.CallDelta) {
 
 // apply folds one committed event.
 func (t *transcriptState) apply(ev event.Event) {
+	t.applySpend(ev)
 	switch d := ev.Data.(type) {
 	case *event.UserMessageData:
 		t.add(&entry{kind: itemUser, text: d.Text, seq: ev.Seq})

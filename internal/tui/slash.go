@@ -43,8 +43,10 @@ func (m *model) slash(name, args string) tea.Cmd {
 		return m.export(strings.TrimSpace(args))
 	case "/status", "/model":
 		set := m.svc.Settings()
-		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out", set.Model, set.Approval, orNone(m.runID()),
-			m.tr.tokens.Input, m.tr.tokens.Output)
+		m.tr.notice("model %s · approval %s · run %s · tokens %d in / %d out%s", set.Model, set.Approval, orNone(m.runID()),
+			m.tr.tokens.Input, m.tr.tokens.Output, m.costWords())
+	case "/budget":
+		return m.budgetCommand(strings.TrimSpace(args))
 	default:
 		m.flash = fmt.Sprintf("unknown command %s: /help lists them", name)
 	}

@@ -23,6 +23,7 @@ const (
 	CmdExport      CommandName = "export"
 	CmdQuit        CommandName = "quit"
 	CmdCompact     CommandName = "compact"
+	CmdBudget      CommandName = "budget"
 )
 
 // Command is a slash command the composer offers: its name, other names
@@ -46,6 +47,7 @@ func DefaultCommands() []Command {
 		{Name: CmdStatus, Help: "model, approval mode, tokens, context use, run id"},
 		{Name: CmdModel, Help: "the model in use (set with --model or AGENT_MODEL)"},
 		{Name: CmdApprovals, Help: "approval mode and this run's grants (revocable)"},
+		{Name: CmdBudget, Args: "[tokens|usd|time VALUE]", Help: "the run's budget and spend; raise a limit (a paused run goes on)"},
 		{Name: CmdResume, Help: "pick a run of this workspace to resume"},
 		{Name: CmdNew, Help: "start a new run"},
 		{Name: CmdExport, Args: "[PATH]", Help: "export this run's trace"},
