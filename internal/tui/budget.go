@@ -20,8 +20,9 @@ func (t *transcriptState) applySpend(ev event.Event) {
 	if _, ok := ev.Data.(*event.RunStartedData); ok {
 		t.runSpend, t.budgetWarned = budget.Tally{}, false
 	}
-	if _, ok := ev.Data.(*event.BudgetChangedData); ok {
+	if d, ok := ev.Data.(*event.BudgetChangedData); ok {
 		t.budgetWarned = false
+		t.notice("budget set: %s", budgetWords(d.To))
 	}
 	t.spend.Apply(ev)
 	t.runSpend.Apply(ev)
@@ -87,7 +88,7 @@ func (m *model) budgetMeter() (string, int) {
 	}
 	switch {
 	case m.tr.status == event.StatusBudgetExhausted:
-		return "budget reached: " + what + " (/budget to raise)", 2
+		return "budget reached: " + what, 2
 	case f >= budgetWarnAt:
 		return fmt.Sprintf("budget %d%% of %s", int(f*100), what), 1
 	}
@@ -163,16 +164,44 @@ func (m *model) budgetCommand(args string) tea.Cmd {
 		m.flash = "a run is in progress: raise its budget when it pauses (Esc interrupts it)"
 		return nil
 	}
-	if err := m.run.SetBudget(m.ctx, m.run.Spend().Limits.Over(l)); err != nil {
-		m.flash = "/budget: " + err.Error()
+	// journaled off the program's goroutine (the event comes back through
+	// it); the transcript says so when budget_changed arrives
+	r, ctx, lim := m.run, m.ctx, m.run.Spend().Limits.Over(l)
+	resume := m.tr.status == event.StatusBudgetExhausted
+	if resume {
+		m.phase = phaseRunning
+	}
+	return func() tea.Msg {
+		if err := r.SetBudget(ctx, lim); err != nil {
+			if resume {
+				return driveDoneMsg{out: protocol.Outcome{Status: event.StatusFailed, Err: err}}
+			}
+			return warnMsg{text: "/budget: " + err.Error()}
+		}
+		if resume {
+			return driveDoneMsg{out: r.Drive(ctx)}
+		}
 		return nil
 	}
-	m.tr.notice("budget raised: %s", strings.Join(f, " "))
-	if m.tr.status == event.StatusBudgetExhausted {
-		m.phase = phaseRunning
-		return m.drive()
+}
+
+// budgetWords is a budget in words: "400k tokens, $5.00, 30m0s".
+func budgetWords(b event.Budget) string {
+	l := budget.FromEvent(&b)
+	var parts []string
+	if l.Tokens > 0 {
+		parts = append(parts, compact(l.Tokens)+" tokens")
 	}
-	return nil
+	if l.USD > 0 {
+		parts = append(parts, pricing.FormatUSD(l.USD))
+	}
+	if l.Time > 0 {
+		parts = append(parts, l.Time.String())
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // compact is a count in short form: 950, 400k, 1.5M.
