@@ -25,6 +25,8 @@ their before-checkpoint, and a command that may have started is never run again:
 the model is told its outcome is unknown, with the files changed since it started.
 
 A paused run (exit 3) is decided with --approve CALL_ID or --deny CALL_ID [--note TEXT].
+A run paused at its budget (exit 4) goes on with a raised --budget-tokens, --budget-usd
+or --budget-time (journaled as budget_changed); only the requests not yet sent are sent.
 --message adds a new user message to the same conversation. Resuming a finished run
 without a message prints its final answer.
 
@@ -37,7 +39,8 @@ so the next message starts from the smaller context.`,
   agent resume 20261129T2032 --approve call_7
   agent resume 20261129T2032 --deny call_7 --note "use git mv instead"
   agent resume 20261129T2032 --message "now add a test for it"
-  agent resume 20261129T2032 --compact --message "go on"`,
+  agent resume 20261129T2032 --compact --message "go on"
+  agent resume 20261129T2032 --budget-usd 5`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := dec.decisions()

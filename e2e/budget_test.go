@@ -240,3 +240,29 @@ func TestBudgetTime(t *testing.T) {
 		t.Fatalf("log.txt = %q, want the command once", got)
 	}
 }
+
+// A SIGKILL right after the budget pause is journaled changes nothing: the
+// run is budget_exhausted, and a resume with a raised budget sends only the
+// remaining requests and runs no command twice.
+func TestBudgetPauseSurvivesSIGKILL(t *testing.T) {
+	e := newEnv(t, budgetScript(3, 150000, 50000, "k"))
+	e.killAfterEvent(t, "run_finished", "run", "--json", "--model", "gpt-4.1", "--approval", "full-auto", "--budget-tokens", "400000", "append three lines")
+	var rows []runRow
+	e.mustJSON(&rows, "runs", "--json")
+	if len(rows) != 1 || rows[0].Status != "budget_exhausted" {
+		t.Fatalf("runs after the kill: %+v, want one budget_exhausted run", rows)
+	}
+	if n := len(e.srv.Requests()); n != 2 {
+		t.Fatalf("the server got %d requests, want 2", n)
+	}
+	r := e.run("resume", rows[0].RunID, "--headless", "--approval", "full-auto", "--budget-tokens", "2M")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := len(e.srv.Requests()); n != 4 {
+		t.Fatalf("the server got %d requests in all, want 4", n)
+	}
+	if got := readFile(t, filepath.Join(e.ws, "log.txt")); got != "k0\nk1\nk2\n" {
+		t.Fatalf("log.txt = %q, want k0 k1 k2", got)
+	}
+}
