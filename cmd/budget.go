@@ -8,6 +8,7 @@ import (
 
 	"agent/internal/app"
 	"agent/internal/budget"
+	"agent/internal/event"
 	"agent/internal/pricing"
 	"agent/internal/protocol"
 )
@@ -96,18 +97,38 @@ func spendLine(t budget.Tally, prices *pricing.Table) string {
 	} else {
 		s += "  cost: unknown (a model without a price; set [models.\"NAME\"] price_input/price_output)"
 	}
-	if l := t.Limits; !l.IsZero() {
-		var parts []string
-		if l.Tokens > 0 {
-			parts = append(parts, fmt.Sprintf("%d tokens", l.Tokens))
-		}
-		if l.USD > 0 {
-			parts = append(parts, pricing.FormatUSD(l.USD))
-		}
-		if l.Time > 0 {
-			parts = append(parts, l.Time.String())
-		}
-		s += "  budget: " + strings.Join(parts, ", ")
+	if b := t.Limits.Event(); b != nil {
+		s += "  budget: " + budgetText(b)
 	}
 	return s
+}
+
+// spentWords is a model request's spend so far, for the timeline.
+func spentWords(s *event.Spent) string {
+	if s == nil || s.Tokens == 0 {
+		return ""
+	}
+	w := fmt.Sprintf("; spent so far %d tokens", s.Tokens)
+	if s.USD != nil {
+		w += ", " + pricing.FormatUSD(*s.USD)
+	}
+	return w
+}
+
+// budgetText is a journaled budget in words ("none" for nil or empty).
+func budgetText(b *event.Budget) string {
+	if b == nil || b.IsZero() {
+		return "none"
+	}
+	var parts []string
+	if b.Tokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", b.Tokens))
+	}
+	if b.USD > 0 {
+		parts = append(parts, pricing.FormatUSD(b.USD))
+	}
+	if b.Time != "" {
+		parts = append(parts, b.Time)
+	}
+	return strings.Join(parts, ", ")
 }

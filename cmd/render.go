@@ -56,11 +56,17 @@ func describe(ev event.Event) string {
 func describeRaw(ev event.Event) string {
 	switch d := ev.Data.(type) {
 	case *event.RunStartedData:
-		return fmt.Sprintf("started in %s with %s (approval %s)", d.Workspace, d.Model, d.Approval)
+		line := fmt.Sprintf("started in %s with %s (approval %s)", d.Workspace, d.Model, d.Approval)
+		if d.Budget != nil {
+			line += ", budget " + budgetText(d.Budget)
+		}
+		return line
 	case *event.UserMessageData:
 		return "user: " + oneLine(d.Text, 100)
 	case *event.ModelRequestData:
-		return fmt.Sprintf("step %d: asking the model (%d tokens of context)", d.Step, d.Context.TotalTokens)
+		return fmt.Sprintf("step %d: asking the model (%d tokens of context)%s", d.Step, d.Context.TotalTokens, spentWords(d.Spent))
+	case *event.BudgetChangedData:
+		return fmt.Sprintf("budget set to %s (was %s) by the %s", budgetText(&d.To), budgetText(d.From), d.Source)
 	case *event.AssistantMessageData:
 		warn := ""
 		if d.UsageWarning != "" {
