@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // budgetScript is n turns that each append a line to log.txt and report
@@ -265,4 +266,39 @@ func TestBudgetPauseSurvivesSIGKILL(t *testing.T) {
 	if got := readFile(t, filepath.Join(e.ws, "log.txt")); got != "k0\nk1\nk2\n" {
 		t.Fatalf("log.txt = %q, want k0 k1 k2", got)
 	}
+}
+
+// In a real terminal: the status bar's budget meter and cost, the warning
+// past 80 %, the pause at the budget, and /budget raising it so that the
+// run finishes.
+func TestTUIBudgetInTmux(t *testing.T) {
+	tm := newTmux(t)
+	e := newEnv(t, budgetScript(3, 100000, 20000, "t"))
+	env := append(e.environ(), "AGENT_APPROVAL=full-auto", "AGENT_MODEL=gpt-4.1")
+	tm.start(120, 40, env, e.ws, agentBin+" --budget-tokens 300k; echo AGENT-EXITED-$?; sleep 60")
+	tm.wait(`Ask, or /`, 15*time.Second)
+	tm.typeText("append three lines")
+	tm.keys("Enter")
+	// 3 requests of 120k tokens fit a 300k budget (each checked with its
+	// input and the answer reserve); the 4th would cross it
+	s := tm.wait(`budget reached: 300k tokens`, 30*time.Second)
+	// gpt-4.1: 3 x (100k at $2/M + 20k at $8/M) = $1.08
+	for _, want := range []string{"80% of the run's 300k tokens budget is spent", "paused: token budget reached: 360000 tokens spent of 300000", "$1.08"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, s)
+		}
+	}
+	if n := len(e.srv.Requests()); n != 3 {
+		t.Fatalf("the server got %d requests, want 3", n)
+	}
+	tm.typeText("/budget tokens 1M")
+	tm.keys("Enter")
+	tm.wait(`all done`, 15*time.Second)
+	tm.wait(`budget 48% of 1M tokens`, 5*time.Second)
+	if got := readFile(t, filepath.Join(e.ws, "log.txt")); got != "t0\nt1\nt2\n" {
+		t.Fatalf("log.txt = %q, want t0 t1 t2", got)
+	}
+	tm.keys("C-c")
+	tm.keys("C-c")
+	tm.wait(`AGENT-EXITED-0`, 10*time.Second)
 }
