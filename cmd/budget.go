@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,10 +60,7 @@ func (s *session) budgetPause(out protocol.Outcome) {
 // runCosts prices each run's tokens with the user's price table (nil: a
 // model it used has no price).
 func runCosts(cmd *cobra.Command, h *app.Home, runs []protocol.RunInfo) ([]*float64, error) {
-	prices, err := app.Prices()
-	if err != nil {
-		return nil, appErr(err)
-	}
+	prices := userPrices()
 	out := make([]*float64, len(runs))
 	for i, r := range runs {
 		t, err := h.Spend(cmd.Context(), r.ID)
@@ -74,6 +72,18 @@ func runCosts(cmd *cobra.Command, h *app.Home, runs []protocol.RunInfo) ([]*floa
 		}
 	}
 	return out, nil
+}
+
+// userPrices is the user's price table; a user file that does not load is
+// warned about and the built-in list used (listing runs must not need a
+// good config).
+func userPrices() *pricing.Table {
+	p, err := app.Prices()
+	if err != nil {
+		warn(os.Stderr, fmt.Sprintf("costs use the built-in price list: %v", err))
+		return pricing.New(nil)
+	}
+	return p
 }
 
 // costText is a cost for a table ("-" when unknown).

@@ -50,13 +50,11 @@ is diagnosed from its events on the fly.`,
 				return writeJSON(w, evs)
 			}
 			fmt.Fprintf(w, "run %s  %s  %s\nprompt: %s\n", run.ID, run.Status, termtext.Line(run.Workspace), oneLine(run.Prompt, 200))
-			if prices, err := app.Prices(); err == nil {
-				var t budget.Tally
-				for _, ev := range evs {
-					t.Apply(ev)
-				}
-				fmt.Fprintln(w, spendLine(t, prices))
+			var t budget.Tally
+			for _, ev := range evs {
+				t.Apply(ev)
 			}
+			fmt.Fprintln(w, spendLine(t, userPrices()))
 			fmt.Fprintln(w)
 			for _, ev := range evs {
 				if line := describe(ev); line != "" {
