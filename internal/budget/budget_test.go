@@ -60,6 +60,20 @@ func TestTallyFoldsTokensCostAndTime(t *testing.T) {
 	}
 }
 
+// An answer without usable usage counts as its request's counted input: a
+// provider that reports none cannot run past a budget.
+func TestAnswerWithoutUsageCountsItsCountedInput(t *testing.T) {
+	var tl Tally
+	tl.Apply(ev(0, &event.RunStartedData{Model: "gpt-4.1"}))
+	tl.Apply(ev(1, &event.ModelRequestData{Step: 1, Context: event.ContextReport{TotalTokens: 3000}}))
+	tl.Apply(ev(2, &event.AssistantMessageData{UsageWarning: "impossible usage"}))
+	tl.Apply(ev(3, &event.ModelRequestData{Step: 2, Context: event.ContextReport{TotalTokens: 3500}}))
+	tl.Apply(ev(4, answer(3400, 10)))
+	if tl.Tokens() != 3000+3410 || tl.Estimated != 1 {
+		t.Errorf("tokens %d (estimated %d), want 6410 with one estimate", tl.Tokens(), tl.Estimated)
+	}
+}
+
 func TestCrashedStretchEndsAtItsLastEvent(t *testing.T) {
 	var tl Tally
 	tl.Apply(ev(0, &event.RunStartedData{Model: "m"}))

@@ -18,8 +18,13 @@ type Tally struct {
 	ByModel map[string]event.TokenCount
 	// Requests counts the model requests journaled.
 	Requests int
+	// Estimated counts the requests whose answer reported no usable usage:
+	// each counts as its counted input (the builder's count), so that a
+	// provider without usage cannot run past a budget.
+	Estimated int
 
 	model, reqModel string
+	counted         int           // the newest request's counted input
 	active          time.Duration // closed stretches of the run
 	stretch, last   time.Time     // the open stretch's start (zero: none), the newest event's time
 }
@@ -43,19 +48,27 @@ func (t *Tally) Apply(ev event.Event) {
 		if d.Model != "" {
 			t.reqModel = d.Model
 		}
+		t.counted = d.Context.TotalTokens
 	case *event.AssistantMessageData:
-		if d.Tokens != nil {
-			if t.ByModel == nil {
-				t.ByModel = map[string]event.TokenCount{}
+		u := d.Tokens
+		if u == nil {
+			if t.counted <= 0 {
+				break
 			}
-			m := t.reqModel
-			if m == "" {
-				m = t.model
-			}
-			c := t.ByModel[m]
-			c.Add(*d.Tokens)
-			t.ByModel[m] = c
+			u = &event.TokenCount{Input: t.counted}
+			t.Estimated++
 		}
+		if t.ByModel == nil {
+			t.ByModel = map[string]event.TokenCount{}
+		}
+		m := t.reqModel
+		if m == "" {
+			m = t.model
+		}
+		c := t.ByModel[m]
+		c.Add(*u)
+		t.ByModel[m] = c
+		t.counted = 0
 	case *event.ResumeData:
 		// a process died in the open stretch: it ended at the last event
 		// before this one, and a new stretch starts now
