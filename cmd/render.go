@@ -60,11 +60,16 @@ func describeRaw(ev event.Event) string {
 		if d.ParentCheckpoint != "" {
 			line += fmt.Sprintf(", forked from run %s at checkpoint %s; its conversation up to there:", d.ParentRun, shortID(d.ParentCheckpoint))
 		}
+		if d.Budget != nil {
+			line += ", budget " + budgetText(d.Budget)
+		}
 		return line
 	case *event.UserMessageData:
 		return "user: " + oneLine(d.Text, 100)
 	case *event.ModelRequestData:
-		return fmt.Sprintf("step %d: asking the model (%d tokens of context)", d.Step, d.Context.TotalTokens)
+		return fmt.Sprintf("step %d: asking the model (%d tokens of context)%s", d.Step, d.Context.TotalTokens, spentWords(d.Spent))
+	case *event.BudgetChangedData:
+		return fmt.Sprintf("budget set to %s (was %s) by the %s", budgetText(&d.To), budgetText(d.From), d.Source)
 	case *event.AssistantMessageData:
 		warn := ""
 		if d.UsageWarning != "" {

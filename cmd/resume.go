@@ -28,6 +28,8 @@ A paused run (exit 3) is decided with --approve CALL_ID or --deny CALL_ID [--not
 A run paused at its plan (--approval plan) is decided with --approve plan, which
 goes on in the mode --approval names (default ask), or --deny plan --note TEXT
 (or --message TEXT), which keeps it planning with your note.
+A run paused at its budget (exit 4) goes on with a raised --budget-tokens, --budget-usd
+or --budget-time (journaled as budget_changed); only the requests not yet sent are sent.
 --message adds a new user message to the same conversation. Resuming a finished run
 without a message prints its final answer.
 
@@ -41,7 +43,8 @@ so the next message starts from the smaller context.`,
   agent resume 20261129T2032 --deny call_7 --note "use git mv instead"
   agent resume 20261129T2032 --approve plan --approval auto-edit
   agent resume 20261129T2032 --message "now add a test for it"
-  agent resume 20261129T2032 --compact --message "go on"`,
+  agent resume 20261129T2032 --compact --message "go on"
+  agent resume 20261129T2032 --budget-usd 5`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := dec.decisions()

@@ -23,6 +23,7 @@ const (
 	ExitFailed      = 1
 	ExitUsage       = 2
 	ExitPaused      = 3
+	ExitBudget      = 4
 	ExitInterrupted = 130
 )
 

@@ -27,6 +27,7 @@ type runFlags struct {
 	sandbox    string
 	// priorSandbox is the resumed run's own sandbox mode (not a flag).
 	priorSandbox string
+	budget       budgetFlags
 }
 
 // appFlags is what the app needs of the flags.
@@ -53,6 +54,7 @@ func (f *runFlags) register(c *cobra.Command, rules bool) {
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "stream the model's text to stderr as it arrives")
 	fl.IntVar(&f.timeoutSec, "command-timeout", 120, "default run_command timeout in seconds")
 	fl.StringVar(&f.sandbox, "sandbox", "", "OS sandbox of commands: workspace-write, read-only, off (env AGENT_SANDBOX; default workspace-write, read-only under --approval read-only)")
+	f.budget.register(c)
 }
 
 func newRunCmd() *cobra.Command {
@@ -65,7 +67,8 @@ follows on stderr and the final answer is printed on stdout. With --json the eve
 stream is printed on stdout instead, one JSON object a line.
 
 Exit codes: 0 done, 1 the run failed, 2 usage or configuration error,
-3 paused awaiting approval (resume it), 130 interrupted (resume it).`,
+3 paused awaiting approval (resume it), 4 the run reached its budget (resume
+it with a raised --budget-*), 130 interrupted (resume it).`,
 		Example: `  agent run "add a --verbose flag to cmd/serve.go"
   agent run -C ~/src/app --approval full-auto "make the tests pass"
   OPENAI_BASE_URL=http://127.0.0.1:8080/v1 agent run --model local "explain main.go"
@@ -116,6 +119,8 @@ func exitFor(out protocol.Outcome) int {
 		return ExitPaused
 	case event.StatusInterrupted:
 		return ExitInterrupted
+	case event.StatusBudgetExhausted:
+		return ExitBudget
 	}
 	return ExitFailed
 }

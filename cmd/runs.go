@@ -23,13 +23,16 @@ type runJSON struct {
 	Steps     int       `json:"steps"`
 	Tokens    int       `json:"tokens"`
 	Prompt    string    `json:"prompt"`
+	// CostUSD is what the run's tokens cost by the price table; null when
+	// a model it used has no price.
+	CostUSD *float64 `json:"cost_usd"`
 }
 
 func newRunsCmd() *cobra.Command {
 	var asJSON, tree bool
 	c := &cobra.Command{
 		Use:   "runs",
-		Short: "List runs: id, status, workspace, started, steps, tokens, prompt",
+		Short: "List runs: id, status, workspace, started, steps, tokens, cost, prompt",
 		Example: `  agent runs
   agent runs --json | jq -r '.[] | select(.status=="failed") | .run_id'
   agent runs --tree`,
@@ -54,18 +57,22 @@ func newRunsCmd() *cobra.Command {
 					runs[i].Status = event.StatusInterrupted
 				}
 			}
+			costs, err := runCosts(cmd, h, runs)
+			if err != nil {
+				return err
+			}
 			if asJSON {
 				out := make([]runJSON, 0, len(runs))
-				for _, r := range runs {
-					out = append(out, runJSON{r.ID, string(r.Status), r.Workspace, r.Started, r.Steps, r.TokensIn + r.TokensOut, firstLine(r.Prompt)})
+				for i, r := range runs {
+					out = append(out, runJSON{r.ID, string(r.Status), r.Workspace, r.Started, r.Steps, r.TokensIn + r.TokensOut, firstLine(r.Prompt), costs[i]})
 				}
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSTATUS\tWORKSPACE\tSTARTED\tSTEPS\tTOKENS\tPROMPT")
-			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", termtext.Field(r.ID), r.Status, termtext.Field(r.Workspace),
-					r.Started.Local().Format("2006-01-02 15:04"), r.Steps, r.TokensIn+r.TokensOut, oneLine(firstLine(r.Prompt), 60))
+			fmt.Fprintln(tw, "RUN\tSTATUS\tWORKSPACE\tSTARTED\tSTEPS\tTOKENS\tCOST\tPROMPT")
+			for i, r := range runs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", termtext.Field(r.ID), r.Status, termtext.Field(r.Workspace),
+					r.Started.Local().Format("2006-01-02 15:04"), r.Steps, r.TokensIn+r.TokensOut, costText(costs[i]), oneLine(firstLine(r.Prompt), 60))
 			}
 			return tw.Flush()
 		},

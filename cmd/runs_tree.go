@@ -9,6 +9,7 @@ import (
 
 	"agent/internal/app"
 	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/termtext"
 )
 
@@ -35,11 +36,19 @@ func printRunTree(cmd *cobra.Command, h *app.Home, asJSON bool) error {
 		}
 	}
 	if asJSON {
+		infos := make([]protocol.RunInfo, len(nodes))
+		for i, n := range nodes {
+			infos[i] = n.RunInfo
+		}
+		costs, err := runCosts(cmd, h, infos)
+		if err != nil {
+			return err
+		}
 		out := make([]runTreeJSON, 0, len(nodes))
-		for _, n := range nodes {
+		for i, n := range nodes {
 			r := n.RunInfo
 			out = append(out, runTreeJSON{
-				runJSON:   runJSON{r.ID, string(r.Status), r.Workspace, r.Started, r.Steps, r.TokensIn + r.TokensOut, firstLine(r.Prompt)},
+				runJSON:   runJSON{r.ID, string(r.Status), r.Workspace, r.Started, r.Steps, r.TokensIn + r.TokensOut, firstLine(r.Prompt), costs[i]},
 				ParentRun: n.ParentRun, ParentCheckpoint: n.ParentCheckpoint, ParentCall: n.ParentCall,
 				Worktree: n.Worktree, Children: n.Children, Depth: n.Depth,
 			})

@@ -28,7 +28,13 @@ type session struct {
 
 // settingsFor resolves the settings of a command that drives a run.
 func settingsFor(f *runFlags, prior *app.Prior) (*app.Settings, error) {
-	set, warnings, err := app.LoadSettings(f.appFlags(), prior)
+	af := f.appFlags()
+	b, err := f.budget.limits()
+	if err != nil {
+		return nil, err
+	}
+	af.Budget = b
+	set, warnings, err := app.LoadSettings(af, prior)
 	for _, w := range warnings {
 		warn(os.Stderr, w)
 	}
@@ -121,6 +127,8 @@ func (s *session) finish(cmd *cobra.Command, out protocol.Outcome) error {
 		}
 	case event.StatusInterrupted:
 		fmt.Fprintf(s.stderr, "interrupted; continue with: agent resume %s\n", s.runID)
+	case event.StatusBudgetExhausted:
+		s.budgetPause(out)
 	}
 	code := exitFor(out)
 	if code == ExitOK {

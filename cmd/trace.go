@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"agent/internal/app"
+	"agent/internal/budget"
 	"agent/internal/diagnose"
 	"agent/internal/event"
 	"agent/internal/termtext"
@@ -48,7 +49,13 @@ is diagnosed from its events on the fly.`,
 				}
 				return writeJSON(w, evs)
 			}
-			fmt.Fprintf(w, "run %s  %s  %s\nprompt: %s\n\n", run.ID, run.Status, termtext.Line(run.Workspace), oneLine(run.Prompt, 200))
+			fmt.Fprintf(w, "run %s  %s  %s\nprompt: %s\n", run.ID, run.Status, termtext.Line(run.Workspace), oneLine(run.Prompt, 200))
+			var t budget.Tally
+			for _, ev := range evs {
+				t.Apply(ev)
+			}
+			fmt.Fprintln(w, spendLine(t, userPrices()))
+			fmt.Fprintln(w)
 			for _, ev := range evs {
 				if line := describe(ev); line != "" {
 					fmt.Fprintf(w, "%4d %s  %s\n", ev.Seq, ev.Time.Local().Format("15:04:05.000"), line)

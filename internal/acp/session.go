@@ -219,6 +219,12 @@ func (ss *session) finish(out protocol.Outcome) (sdk.PromptResponse, error) {
 	case event.StatusCompleted, event.StatusStopped, event.StatusAwaitingApproval:
 	case event.StatusInterrupted:
 		resp.StopReason = sdk.StopReasonCancelled
+	case event.StatusBudgetExhausted:
+		// the run paused before a request that would cross its budget
+		resp.StopReason = sdk.StopReasonMaxTokens
+		if out.Err != nil {
+			ss.tr.say(context.Background(), "\n\npaused: "+out.Err.Error()+"; raise it with `agent resume "+ss.runID+" --budget-...`\n")
+		}
 	default:
 		msg := "the run failed"
 		if out.Err != nil {

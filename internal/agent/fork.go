@@ -24,7 +24,7 @@ type Fork struct {
 func (r *Runner) StartFork(ctx context.Context, st *State, f Fork) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
 		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
-		Sandbox:   r.ToolEnv.RunSandbox(),
+		Sandbox: r.ToolEnv.RunSandbox(), Budget: st.Spend.Limits.Event(),
 		ParentRun: f.ParentRun, ParentCheckpoint: f.ParentCheckpoint, Worktree: f.Worktree,
 	}); err != nil {
 		return err

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"agent/internal/budget"
 	"agent/internal/event"
+	"agent/internal/pricing"
 	"agent/internal/proc"
 	"agent/internal/protocol"
 	"agent/internal/tools"
@@ -48,6 +50,9 @@ type Runner struct {
 	// AfterCall sees each call's result and may add a note for the model
 	// (the person's after_tool_call hooks; nil: none).
 	AfterCall AfterCallHook
+	// Prices price the run's tokens for its budget and model_request's
+	// spent (nil: the built-in list).
+	Prices *pricing.Table
 }
 
 func (r *Runner) redact(s string) string {
@@ -127,7 +132,7 @@ func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.Check
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
 		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
-		Sandbox: r.ToolEnv.RunSandbox(),
+		Sandbox: r.ToolEnv.RunSandbox(), Budget: st.Spend.Limits.Event(),
 	}); err != nil {
 		return err
 	}
@@ -203,6 +208,9 @@ func (r *Runner) loop(ctx context.Context, st *State) protocol.Outcome {
 		}
 		text, calls, usage, err := r.turn(ctx, st)
 		if err != nil {
+			if _, over := budget.IsExhausted(err); over {
+				return protocol.Outcome{Status: event.StatusBudgetExhausted, Err: err}
+			}
 			if ctx.Err() != nil {
 				return protocol.Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}
 			}
@@ -245,7 +253,10 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 		return "", nil, Usage{}, err
 	}
 	req := built.Request
-	mr := &event.ModelRequestData{Step: st.Step + 1, Context: built.Report}
+	if err := r.checkBudget(st, built.Report); err != nil {
+		return "", nil, Usage{}, err
+	}
+	mr := &event.ModelRequestData{Step: st.Step + 1, Context: built.Report, Spent: st.Spend.Spent(r.Prices)}
 	if m := requestModel(st); m != "" {
 		req.Model, mr.Model = m, m
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 
+	"agent/internal/budget"
 	"agent/internal/event"
 	"agent/internal/tokens"
 )
@@ -20,9 +21,12 @@ type State struct {
 	Step      int
 	ToolCalls int
 	Tokens    Usage
-	Status    event.Status
-	Answer    string
-	LastSeq   int64
+	// Spend is the run's budget and what it has spent (tokens by model,
+	// active time), folded from the same events.
+	Spend   budget.Tally
+	Status  event.Status
+	Answer  string
+	LastSeq int64
 	// Open are the calls of the newest assistant message without a result.
 	Open []*OpenCall
 	// Commands are the process groups of every command the run started
@@ -182,6 +186,7 @@ func (s *State) closeCall(id string) {
 // commits, and resume applies the journal, so both paths share this code.
 func (s *State) Apply(ev event.Event) {
 	s.LastSeq = ev.Seq
+	s.Spend.Apply(ev)
 	switch d := ev.Data.(type) {
 	case *event.RunStartedData:
 		s.Workspace, s.Model, s.Approval, s.Provider = d.Workspace, d.Model, d.Approval, d.Provider

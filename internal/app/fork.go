@@ -189,6 +189,8 @@ func (s *Service) StartFork(ctx context.Context, f *Fork, named func(runID strin
 	}
 	r.state = agent.NewState(f.RunID, set.Workspace, set.Model, set.Approval)
 	r.state.Allow, r.state.Deny = set.Allow, set.Deny
+	r.state.Spend.Limits = set.Budget
+	r.startSwitches()
 	fail := func(err error) (*Run, error) {
 		r.Close()
 		return nil, err

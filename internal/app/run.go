@@ -52,6 +52,9 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 	if strings.TrimSpace(prompt) == "" {
 		return nil, usage("the request is empty")
 	}
+	if err := s.checkBudget(); err != nil {
+		return nil, err
+	}
 	id := store.NewRunID()
 	if err := s.promptHooks(ctx, id, prompt); err != nil {
 		return nil, err
@@ -76,6 +79,7 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 	r.state = agent.NewState(id, set.Workspace, model, mode)
 	r.state.Allow, r.state.Deny = set.Allow, set.Deny
 	r.state.ModelSwitched = model != set.Model
+	r.state.Spend.Limits = set.Budget
 	r.startSwitches()
 	if err := s.runner.Start(ctx, r.state, prompt); err != nil {
 		r.Close()
@@ -145,6 +149,14 @@ func (s *Service) openRun(ctx context.Context, id string) (*Run, []event.Event, 
 	if err := s.runner.Begin(ctx, st, row.Prompt); err != nil {
 		r.Close()
 		return nil, nil, err
+	}
+	if raise := s.set.BudgetFlags; !raise.IsZero() {
+		// --budget-* given to a continued run replace its limits of those
+		// kinds (journaled as budget_changed)
+		if err := s.runner.SetBudget(ctx, st, st.Spend.Limits.Over(raise), event.SourceUser); err != nil {
+			r.Close()
+			return nil, nil, err
+		}
 	}
 	s.sessionHooks(row.ID, "resume")
 	return r, evs, nil

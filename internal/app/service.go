@@ -144,6 +144,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		Processes:    agent.OSProcesses{},
 		MaxSteps:     set.MaxSteps,
 		ToolEnv:      env,
+		Prices:       set.Prices,
 		Approver: &approval.Approver{
 			PolicyFor: s.policyFor, Grants: st, TTL: set.RunGrantTTL,
 			Tools: reg, ToolEnv: env,

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"agent/internal/agent"
+	"agent/internal/budget"
 	"agent/internal/config"
 	"agent/internal/event"
 	"agent/internal/hooks"
+	"agent/internal/pricing"
 	"agent/internal/sandbox"
 	"agent/internal/store"
 )
@@ -35,6 +37,9 @@ type Flags struct {
 	// PriorSandbox, when continuing a run, is the sandbox mode it started
 	// with (Home.Peek); it stands in for file and default values.
 	PriorSandbox string
+	// Budget is --budget-tokens/--budget-usd/--budget-time (zero fields:
+	// not given).
+	Budget budget.Limits
 }
 
 // Settings is the effective configuration of one session.
@@ -77,6 +82,15 @@ type Settings struct {
 	MCPServers []config.MCPServer
 	// Hooks are the user file's [[hooks]].
 	Hooks []hooks.Hook
+
+	// Prices is the price table: built in, with the user's
+	// [models."NAME"] overrides.
+	Prices *pricing.Table
+	// Budget is a new run's budget: [budget] of the files, then the
+	// flags. BudgetFlags are the flags alone: a continued run keeps its
+	// own budget, with the limits they set replaced (raised or lowered).
+	Budget      budget.Limits
+	BudgetFlags budget.Limits
 }
 
 // Prior is what a continued run started with.
@@ -126,6 +140,7 @@ func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
 		Sandbox: cfg.Sandbox, SandboxSource: cfg.Origin["sandbox.mode"],
 		MCPServers: cfg.MCPServers, Hooks: cfg.Hooks,
+		Prices: cfg.Prices(), Budget: cfg.Budget.Over(f.Budget), BudgetFlags: f.Budget,
 	}
 	if cfg.Origin["context.window"] == config.FromDefault {
 		s.Window = 0
@@ -140,6 +155,9 @@ func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 				s.Sandbox.Mode = sandbox.DefaultFor(s.Approval) // the default follows the run's approval mode
 			}
 		}
+	}
+	if w := s.Prices.Window(s.Model); w > 0 {
+		s.Window = w // [models."NAME"] window is the model's own
 	}
 	if o := s.SandboxSource; prior != nil && f.PriorSandbox != "" && o != config.FromFlag && o != config.FromEnv {
 		if m, err := sandbox.ParseMode(f.PriorSandbox); err == nil {

@@ -22,9 +22,11 @@ import (
 	"strings"
 	"time"
 
+	"agent/internal/budget"
 	"agent/internal/event"
 	"agent/internal/hooks"
 	"agent/internal/policy"
+	"agent/internal/pricing"
 	"agent/internal/sandbox"
 )
 
@@ -93,6 +95,11 @@ type Config struct {
 	// Hooks are the user file's [[hooks]], in file order (a project file
 	// cannot add any).
 	Hooks []hooks.Hook
+	// Models are the user file's [models."NAME"] overrides of the price
+	// list (and windows, which a project file may also set).
+	Models map[string]pricing.Override
+	// Budget is [budget] of the user file, lowered by the project file's.
+	Budget budget.Limits
 
 	Workspace   string
 	UserFile    string // the user file's path ("" when no home directory is known)
@@ -350,6 +357,7 @@ func (c *Config) applyUser(l *layer) {
 	set("sandbox.env_allow", len(l.envAllow) > 0)
 	c.applyMCPUser(l)
 	c.applyHooksUser(l)
+	c.applyCostUser(l)
 	if l.otelEndpoint != nil {
 		c.OTelEndpoint = *l.otelEndpoint
 	}
@@ -495,6 +503,7 @@ func (c *Config) applyProject(l *layer) []string {
 	}
 	warns = append(warns, c.applyProjectSandbox(l, warn, take)...)
 	warns = append(warns, c.applyHooksProject(l)...)
+	warns = append(warns, c.applyCostProject(l)...)
 	return append(warns, c.applyMCPProject(l)...)
 }
 

@@ -53,11 +53,14 @@ type fileData struct {
 		Network  any `toml:"network"`
 		EnvAllow any `toml:"env_allow"`
 	} `toml:"sandbox"`
-	// MCP is read by parseMCP (mcp.go), which names its own unknown keys.
-	MCP any `toml:"mcp"`
-	// Hooks is read by parseHooks (hooks.go), which names its own unknown keys.
-	Hooks any `toml:"hooks"`
-	OTel  struct {
+	// MCP is read by parseMCP (mcp.go), which names its own unknown keys;
+	// Hooks by parseHooks (hooks.go); Models and Budget likewise by
+	// parseModels and parseBudget (cost.go).
+	MCP    any `toml:"mcp"`
+	Hooks  any `toml:"hooks"`
+	Models any `toml:"models"`
+	Budget any `toml:"budget"`
+	OTel   struct {
 		Endpoint any `toml:"endpoint"`
 		Content  any `toml:"content"`
 	} `toml:"otel"`
@@ -67,9 +70,9 @@ type fileData struct {
 var knownKeys = []string{"model", "provider", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
 	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow", "mcp.servers",
-	"otel.endpoint", "otel.content", "hooks"}
+	"otel.endpoint", "otel.content", "hooks", "models", "budget.tokens", "budget.usd", "budget.time"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel", "models", "budget"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -95,6 +98,7 @@ type layer struct {
 	hooks           []hooks.Hook
 	otelEndpoint    *string
 	otelContent     *bool
+	cost            costLayer
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -131,7 +135,7 @@ func readLayer(path string) (*layer, error) {
 	}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
-		if k[0] != "mcp" && k[0] != "hooks" { // parseMCP and parseHooks name their own unknown keys
+		if k[0] != "mcp" && k[0] != "hooks" && k[0] != "models" && k[0] != "budget" { // parsed with their own unknown keys named
 			und = append(und, k)
 		}
 	}
@@ -264,6 +268,12 @@ func (l *layer) fill(fd *fileData) error {
 		return err
 	}
 	if err := l.parseHooks(fd.Hooks); err != nil {
+		return err
+	}
+	if err := l.parseModels(fd.Models); err != nil {
+		return err
+	}
+	if err := l.parseBudget(fd.Budget); err != nil {
 		return err
 	}
 	return l.parseMCP(fd.MCP)

@@ -172,14 +172,18 @@ func Regressions(base, now Report) (regressed, fixed []string) {
 // and, with a baseline, the chart.
 func (r Report) WriteText(w io.Writer, base *Report) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tRESULT\tSTATUS\tCLASS\tSTEPS\tCALLS\tTOKENS\tSECONDS\tFIRST FAILURE")
+	fmt.Fprintln(tw, "TASK\tRESULT\tSTATUS\tCLASS\tSTEPS\tCALLS\tTOKENS\tCOST\tSECONDS\tFIRST FAILURE")
 	for _, t := range r.Tasks {
 		first := ""
 		if len(t.Failures) > 0 {
 			first = oneLine(t.Failures[0], 70)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%.1f\t%s\n", t.Name, passWord(t.Passed), orDash(t.Status), orDash(t.Class),
-			t.Steps, t.ToolCalls, t.Tokens.Input+t.Tokens.Output, t.Seconds, first)
+		cost := "-"
+		if t.CostUSD != nil {
+			cost = fmt.Sprintf("$%.4f", *t.CostUSD)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%.1f\t%s\n", t.Name, passWord(t.Passed), orDash(t.Status), orDash(t.Class),
+			t.Steps, t.ToolCalls, t.Tokens.Input+t.Tokens.Output, cost, t.Seconds, first)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -50,6 +50,9 @@ const (
 	// approval of a plan); the next step obeys the new value.
 	ModeChanged  Type = "mode_changed"
 	ModelChanged Type = "model_changed"
+	// BudgetChanged records a new budget of a run (resume --budget-*, or a
+	// person raising it in the TUI); requests after it are held to it.
+	BudgetChanged Type = "budget_changed"
 )
 
 // Event is one journaled fact about a run. Data holds the type's payload (one of
@@ -521,6 +524,8 @@ func NewPayload(t Type) (Payload, error) {
 		return &ModeChangedData{}, nil
 	case ModelChanged:
 		return &ModelChangedData{}, nil
+	case BudgetChanged:
+		return &BudgetChangedData{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }

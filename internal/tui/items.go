@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"agent/internal/budget"
 	"agent/internal/event"
 	"agent/internal/protocol"
 	"agent/internal/tui/textutil"
@@ -82,6 +83,10 @@ type transcriptState struct {
 	status   event.Status
 	// stopShown: the run's stop is said, with what to do next (words.go)
 	stopShown bool
+	// spend folds the session's usage for its cost; runSpend the current
+	// run's alone, for its budget meter (budget.go)
+	spend, runSpend budget.Tally
+	budgetWarned    bool // the 80 % warning of the run's budget was given
 }
 
 // newTranscript returns an empty transcript drawn in th; diff draws the
@@ -206,6 +211,7 @@ func (t *transcriptState) callDelta(d protocol.CallDelta) {
 
 // apply folds one committed event.
 func (t *transcriptState) apply(ev event.Event) {
+	t.applySpend(ev)
 	switch d := ev.Data.(type) {
 	case *event.UserMessageData:
 		t.add(&entry{kind: itemUser, text: d.Text, seq: ev.Seq})

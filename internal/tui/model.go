@@ -368,6 +368,7 @@ func (m *model) onUpdate(u protocol.Update) {
 			return
 		}
 		m.tr.apply(u.Event)
+		m.watchBudget()
 	case protocol.UpdateText:
 		m.tr.delta(u.Text)
 	case protocol.UpdateCall:
@@ -564,6 +565,9 @@ func (m *model) onDriveDone(msg driveDoneMsg) tea.Cmd {
 	}
 	if out.Status == event.StatusInterrupted {
 		m.tr.notice("interrupted; type to continue, or quit and run: agent resume %s", m.runID())
+	}
+	if out.Status == event.StatusBudgetExhausted {
+		m.budgetReached(out)
 	}
 	if quitting {
 		m.phase = phaseQuitting

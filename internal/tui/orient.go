@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/transcript"
@@ -87,9 +88,11 @@ func (m *model) statusRows() []transcript.InfoRow {
 	return rows
 }
 
-// statusCost is the run's cost for /status ("": unknown; the cost feature
-// fills it in).
-func (m *model) statusCost() string { return "" }
+// statusCost is the session's cost for /status, with the run's budget
+// ("": nothing spent yet).
+func (m *model) statusCost() string {
+	return strings.TrimPrefix(strings.TrimPrefix(m.costWords(), " · "), "cost ")
+}
 
 // info adds a block of facts to the transcript.
 func (t *transcriptState) info(title string, rows []transcript.InfoRow) {

@@ -47,6 +47,8 @@ func (m *model) slash(name, args string) tea.Cmd {
 		return m.modelCommand(args)
 	case "/status":
 		m.showStatus()
+	case "/budget":
+		return m.budgetCommand(strings.TrimSpace(args))
 	default:
 		m.flash = fmt.Sprintf("unknown command %s: /help lists them", name)
 	}

@@ -97,8 +97,9 @@ func (m *model) bottomView() string {
 func (m *model) statusView() string {
 	set := m.svc.Settings()
 	st := statusbar.Status{Model: m.svc.Model(), Approval: m.svc.Mode(), TokensIn: m.tr.tokens.Input, TokensOut: m.tr.tokens.Output,
-		Cost: -1, ContextTokens: m.tr.context.TotalTokens, ContextWindow: contextWindow(set.Window, m.tr.context.Budget),
+		Cost: m.sessionCost(), ContextTokens: m.tr.context.TotalTokens, ContextWindow: contextWindow(set.Window, m.tr.context.Budget),
 		RunID: m.runID(), Mouse: m.mouse, Notice: m.flash}
+	st.Budget, st.BudgetLevel = m.budgetMeter()
 	switch {
 	case m.phase == phaseQuitting:
 		st.State = statusbar.Interrupted

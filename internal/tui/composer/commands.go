@@ -24,6 +24,7 @@ const (
 	CmdExport      CommandName = "export"
 	CmdQuit        CommandName = "quit"
 	CmdCompact     CommandName = "compact"
+	CmdBudget      CommandName = "budget"
 )
 
 // Command is a slash command the composer offers: its name, other names
@@ -48,6 +49,7 @@ func DefaultCommands() []Command {
 		{Name: CmdModel, Args: "[NAME]", Help: "list the provider's models, or switch to NAME (the next request uses it)"},
 		{Name: CmdMode, Args: "[MODE]", Help: "approval mode: read-only, plan, ask, auto-edit, full-auto (shift+tab cycles)"},
 		{Name: CmdApprovals, Help: "approval mode and this run's grants (revocable)"},
+		{Name: CmdBudget, Args: "[tokens|usd|time VALUE]", Help: "the run's budget and spend; raise a limit (a paused run goes on)"},
 		{Name: CmdResume, Help: "pick a run of this workspace to resume"},
 		{Name: CmdNew, Help: "start a new run"},
 		{Name: CmdExport, Args: "[PATH]", Help: "export this run's trace"},

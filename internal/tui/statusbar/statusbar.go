@@ -99,8 +99,12 @@ type Status struct {
 	ContextWindow int // 0: unknown
 
 	RunID string
-	Mouse bool   // mouse capture is on
-	Hint  string // e.g. "? help"
+	// Budget is the run's budget meter ("budget 42% of $5.00"; "": none);
+	// BudgetLevel colours it: 0 fine, 1 warn (80 %), 2 reached.
+	Budget      string
+	BudgetLevel int
+	Mouse       bool   // mouse capture is on
+	Hint        string // e.g. "? help"
 	// Notice is a message for the person now ("press ctrl+c again to
 	// quit"): it goes right after the state and is the last field dropped.
 	Notice string
@@ -174,6 +178,16 @@ func Render(th *theme.Theme, s Status, width int) string {
 	}
 	if s.Cost >= 0 {
 		segs = append(segs, segment{text: th.Dim.Render(cost(s.Cost)), rank: 6})
+	}
+	if v := termtext.OneLine(s.Budget); v != "" {
+		style := th.Dim
+		switch s.BudgetLevel {
+		case 1:
+			style = th.WarnText
+		case 2:
+			style = th.ErrorText
+		}
+		segs = append(segs, segment{text: style.Render(v), rank: 2})
 	}
 	if v := termtext.OneLine(s.RunID); v != "" {
 		segs = append(segs, segment{text: th.Faint.Render("run " + v), rank: 7})
