@@ -66,7 +66,8 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// escape interrupts the step being driven; Esc Esc opens the checkpoints.
+// escape interrupts the step being driven; Esc Esc, when nothing runs,
+// opens the rewind list (the person's messages).
 func (m *model) escape() tea.Cmd {
 	if m.phase == phaseRunning && m.run != nil {
 		m.run.Interrupt()
@@ -75,7 +76,7 @@ func (m *model) escape() tea.Cmd {
 	}
 	if !m.lastEsc.IsZero() && m.now().Sub(m.lastEsc) < 500*time.Millisecond {
 		m.lastEsc = time.Time{}
-		return m.openCheckpoints()
+		return m.openRewind()
 	}
 	m.lastEsc = m.now()
 	return nil
@@ -108,6 +109,8 @@ func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
 		m.picker, cmd = m.picker.Update(k)
 	case overlayDiff:
 		cmd = m.diffKey(k)
+	case overlayRewind:
+		m.rw, cmd = m.rw.Update(k)
 	}
 	return cmd
 }

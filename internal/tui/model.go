@@ -18,6 +18,7 @@ import (
 	"agent/internal/tui/drawer"
 	"agent/internal/tui/help"
 	"agent/internal/tui/picker"
+	"agent/internal/tui/rewind"
 	"agent/internal/tui/theme"
 )
 
@@ -41,6 +42,7 @@ const (
 	overlayCheckpoints
 	overlayPicker
 	overlayDiff
+	overlayRewind
 )
 
 // model is the root model. It is used through a pointer: the program and
@@ -76,11 +78,12 @@ type model struct {
 
 	ctxDrawer *drawer.ContextDrawer
 	cpDrawer  *drawer.CheckpointDrawer
+	rw        *rewind.Model // the rewind list (overlayRewind)
 	help      *help.Model
 
 	ctrlC   time.Time // the first ctrl+c, for "twice quits"
 	prefixX bool      // ctrl+x pressed: the next key picks a drawer
-	lastEsc time.Time // Esc Esc opens the checkpoints
+	lastEsc time.Time // Esc Esc opens the rewind list
 	mouse   bool
 	flash   string
 }
@@ -152,6 +155,9 @@ func (m *model) layout() {
 	m.approve.SetSize(m.width, max(8, m.height*2/3))
 	m.ctxDrawer.SetSize(m.width, m.height-2)
 	m.cpDrawer.SetSize(m.width, m.height-2)
+	if m.rw != nil {
+		m.rw.SetSize(m.width, m.height-2)
+	}
 	m.help.SetSize(m.width, m.height-2)
 	if m.picker != nil {
 		m.picker.SetSize(m.width, min(m.height-2, 20))
@@ -224,6 +230,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, ok := m.rewindUpdate(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case probeMsg:
 		msg(m)

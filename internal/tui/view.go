@@ -29,6 +29,8 @@ func (m *model) View() tea.View {
 		top = m.checkpointsView()
 	case overlayPicker:
 		top = m.picker.View()
+	case overlayRewind:
+		top = m.rw.View()
 	case overlayDiff:
 		if m.diff != nil && (m.diff.Width() != m.width || m.diff.Height() != h) {
 			m.diff.SetSize(m.width, h)
