@@ -31,7 +31,9 @@ func TestEscEscRewindsToFirstMessage(t *testing.T) {
 	h.idle()
 	h.text("SECONDMSG shorter still")
 	h.enter()
-	h.until("the second answer", func(m *model) bool { return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "Done two.") })
+	h.until("the second answer", func(m *model) bool {
+		return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "Done two.")
+	})
 	if !strings.Contains(readFile(t, main), `"Hey"`) {
 		t.Fatal("the edits did not happen")
 	}
