@@ -240,10 +240,11 @@ func (m *Model) entry(i int, cw int) []string {
 	if !p.Time.IsZero() && cw >= 50 {
 		right = th.Dim.Render(p.Time.Format("15:04:05"))
 	}
-	textW := max(1, cw-len(mark)-len(num)-ansi.StringWidth(right)-1)
+	indent := 2 + len(num) // the mark is two columns
+	textW := max(1, cw-indent-ansi.StringWidth(right)-1)
 	text := textutil.Shorten(termtext.OneLine(p.Text), textW)
 	top := textutil.Spread(th.Text.Render(mark+num+text), right, cw)
-	bottom := strings.Repeat(" ", len(mark)+len(num)) + th.Dim.Render(files(p, max(1, cw-len(mark)-len(num))))
+	bottom := strings.Repeat(" ", indent) + th.Dim.Render(files(p, max(1, cw-indent)))
 	if i == m.sel {
 		top = th.Selected.Render(textutil.Fit(ansi.Strip(top), cw))
 		bottom = th.Selected.Render(textutil.Fit(ansi.Strip(bottom), cw))
