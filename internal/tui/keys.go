@@ -59,6 +59,10 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 	}
+	if key == "alt+esc" && m.phase == phaseIdle {
+		// two Esc bytes read together (a fast double press)
+		return m, m.openRewind()
+	}
 	cmd := m.updateInput(k)
 	if key == "esc" && !m.input.Consumed() {
 		return m, m.escape()
