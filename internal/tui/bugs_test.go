@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"agent/internal/tui/drawer"
+)
+
+// The "undo rollback" entry is counted (what undoing brings back, not
+// "+0 −0"), and its preview says what undoing changes, in that direction:
+// the edit comes back as added lines.
+func TestUndoRollbackPreviewDirectionAndCounts(t *testing.T) {
+	h := newHarness(t, "full-auto", greet, turnJSON("Changing it.", edit("c1", `"Hello"`, `"Hi"`)), turnJSON("Done."))
+	main := filepath.Join(h.ws, "main.go")
+	h.text("change the greeting")
+	h.enter()
+	h.idle()
+	h.slashCmd("/checkpoints")
+	h.selectCheckpoint("before c1", func(c drawer.Checkpoint) bool { return c.Kind == drawer.KindBefore && c.CallID == "c1" })
+	h.enter() // preview: what rolling back does, the edit undone
+	h.until("the rollback preview", func(m *model) bool {
+		s := stripANSI(m.View().Content)
+		return strings.Contains(s, "rolling back to step") && strings.Contains(s, `println("Hello")`)
+	})
+	h.probe(func(m *model) {
+		s := stripANSI(m.View().Content)
+		if !lineWith(s, `println("Hello")`, "+") || !lineWith(s, `println("Hi")`, "-") {
+			t.Errorf("the rollback preview does not add Hello and remove Hi:\n%s", s)
+		}
+	})
+	h.key(keyRune('c'))
+	h.until("the confirmation", func(m *model) bool { return m.cpDrawer.Confirming() })
+	h.key(keyRune('y'))
+	h.until("the files rolled back", func(m *model) bool { return strings.Contains(m.flash, "rolled back") })
+	if !strings.Contains(readFile(t, main), `"Hello"`) {
+		t.Fatal("the rollback did not happen")
+	}
+	h.selectCheckpoint("undo rollback", func(c drawer.Checkpoint) bool { return c.Kind == drawer.KindRollback })
+	h.probe(func(m *model) {
+		c, _ := m.cpDrawer.Selected()
+		if c.Added != 1 || c.Removed != 1 {
+			t.Errorf("the undo rollback entry counts +%d −%d, want +1 −1 (what undoing brings back)", c.Added, c.Removed)
+		}
+		if s := stripANSI(m.View().Content); strings.Contains(s, "+0 −0") {
+			t.Errorf("an entry shows +0 −0:\n%s", s)
+		}
+	})
+	h.enter()
+	h.until("the undo preview", func(m *model) bool {
+		return strings.Contains(stripANSI(m.View().Content), "undoing the rollback changes")
+	})
+	h.until("the undo diff", func(m *model) bool { return strings.Contains(stripANSI(m.View().Content), `println("Hi")`) })
+	h.probe(func(m *model) {
+		s := stripANSI(m.View().Content)
+		if !lineWith(s, `println("Hi")`, "+") || !lineWith(s, `println("Hello")`, "-") {
+			t.Errorf("the undo preview does not bring Hi back (as added) over Hello (removed):\n%s", s)
+		}
+	})
+}
+
+// lineWith reports whether a line of s holds both text and sign (the diff
+// view's + or − column).
+func lineWith(s, text, sign string) bool {
+	alt := map[string]string{"+": "+", "-": "−"}[sign]
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, text) && (strings.Contains(l, " "+sign+" ") || strings.Contains(l, " "+alt+" ") || strings.Contains(l, sign+"func") || strings.Contains(l, alt+"func")) {
+			return true
+		}
+	}
+	return false
+}
