@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"agent/internal/tui/drawer"
 )
 
@@ -70,4 +72,27 @@ func lineWith(s, text, sign string) bool {
 		}
 	}
 	return false
+}
+
+// In the session, alt+↑ reaches an earlier card and ctrl+o expands that
+// one, not the last.
+func TestCtrlOExpandsAnEarlierCard(t *testing.T) {
+	h := newHarness(t, "full-auto", greet,
+		turnJSON("Changing it.", edit("c1", `"Hello"`, `"Hi"`)),
+		turnJSON("Again.", edit("c2", `"Hi"`, `"Hey"`)), turnJSON("Done."))
+	h.text("change it twice")
+	h.enter()
+	h.idle()
+	h.key(tea.KeyPressMsg{Code: tea.KeyUp, Mod: tea.ModAlt})
+	h.key(tea.KeyPressMsg{Code: tea.KeyUp, Mod: tea.ModAlt})
+	h.key(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+	h.until("the first card expanded", func(m *model) bool {
+		c := m.tr.view.Card("c1")
+		return c != nil && c.Expanded()
+	})
+	h.probe(func(m *model) {
+		if c := m.tr.view.Card("c2"); c == nil || c.Expanded() {
+			t.Error("ctrl+o expanded the last card too")
+		}
+	})
 }

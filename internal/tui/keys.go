@@ -45,7 +45,7 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+x":
 		m.prefixX = true
 		return m, nil
-	case "pgup", "pgdown", "ctrl+o":
+	case "pgup", "pgdown", "ctrl+o", "alt+up", "alt+down":
 		_, cmd := m.tr.view.Update(k)
 		return m, cmd
 	case "home", "end":
