@@ -96,3 +96,32 @@ func TestCtrlOExpandsAnEarlierCard(t *testing.T) {
 		}
 	})
 }
+
+// The help overlay is never cut: at 80x24 and 120x40 its box, title and
+// bottom border are on screen above the composer.
+func TestHelpOverlayNotClipped(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		h := newHarness(t, "ask", greet, turnJSON("unused"))
+		h.pr.p.Send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		h.until("the size", func(m *model) bool { return m.width == size[0] && m.height == size[1] })
+		h.key(keyRune('?'))
+		h.until("the help", func(m *model) bool { return m.overlay == overlayHelp })
+		s := h.screen()
+		rows := strings.Split(s, "\n")
+		if len(rows) != size[1] {
+			t.Errorf("%dx%d: the screen has %d rows", size[0], size[1], len(rows))
+		}
+		if !strings.HasPrefix(strings.TrimSpace(rows[0]), "╭") || !strings.Contains(rows[1], "Help") {
+			t.Errorf("%dx%d: the help box's top is cut:\n%s", size[0], size[1], s)
+		}
+		bottom := 0
+		for _, r := range rows {
+			if strings.HasPrefix(strings.TrimSpace(r), "╰") {
+				bottom++
+			}
+		}
+		if bottom < 2 { // the help's box and the composer's
+			t.Errorf("%dx%d: the help box's bottom border is missing:\n%s", size[0], size[1], s)
+		}
+	}
+}

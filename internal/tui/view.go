@@ -19,6 +19,7 @@ func (m *model) View() tea.View {
 	bottom := m.bottomView()
 	status := m.statusView()
 	h := max(0, m.height-lipgloss.Height(bottom)-1)
+	m.sizeOverlay(h)
 	var top string
 	switch m.overlay {
 	case overlayHelp:
@@ -58,6 +59,27 @@ func (m *model) View() tea.View {
 	}
 	v.WindowTitle = "agent"
 	return v
+}
+
+// sizeOverlay gives the open overlay the h rows above the composer (or the
+// prompt) and the status line, so its box is never cut.
+func (m *model) sizeOverlay(h int) {
+	switch m.overlay {
+	case overlayHelp:
+		m.help.SetSize(m.width, h)
+	case overlayContext:
+		m.ctxDrawer.SetSize(m.width, h)
+	case overlayCheckpoints:
+		m.cpDrawer.SetSize(m.width, h)
+	case overlayRewind:
+		if m.rw != nil {
+			m.rw.SetSize(m.width, h)
+		}
+	case overlayPicker:
+		if m.picker != nil {
+			m.picker.SetSize(m.width, min(h, 20))
+		}
+	}
 }
 
 // fit pads or cuts s to h lines (none for h <= 0).

@@ -54,14 +54,16 @@ func DefaultSections() []Section {
 			{"@", "attach a workspace file"},
 			{"↑ ↓", "earlier messages (in the composer)"},
 			{"esc", "interrupt the current step; the run stays resumable"},
+			{"esc esc · /rewind", "rewind code, conversation or both to before one of your messages"},
 			{"ctrl+c ctrl+c", "quit; the last line says how to resume"},
 			{"?", "this help"},
 		}},
 		{Title: "View", Bindings: []Binding{
 			{"pgup pgdn home end", "scroll the transcript"},
-			{"ctrl+o", "expand or collapse a tool card"},
+			{"alt+↑ alt+↓", "focus the previous or next tool card"},
+			{"ctrl+o", "expand or collapse the focused (else the last) tool card"},
 			{"ctrl+x c", "context drawer: the last request's layers and cuts"},
-			{"ctrl+x k · esc esc", "checkpoints: preview, roll back, undo"},
+			{"ctrl+x k", "every call's checkpoints: preview, roll back, undo"},
 			{"ctrl+x m", "mouse capture on or off (off: the terminal selects text)"},
 		}},
 		{Title: "Diff view", Bindings: []Binding{
