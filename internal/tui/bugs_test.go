@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 
+	"agent/internal/event"
+	"agent/internal/tui/composer"
 	"agent/internal/tui/drawer"
 )
 
@@ -123,5 +126,56 @@ func TestHelpOverlayNotClipped(t *testing.T) {
 		if bottom < 2 { // the help's box and the composer's
 			t.Errorf("%dx%d: the help box's bottom border is missing:\n%s", size[0], size[1], s)
 		}
+	}
+}
+
+// A folded paste shows in the transcript as its label and an @file as its
+// name; the model gets both whole. A reopened run (no composer display)
+// names the attached files instead of printing them.
+func TestPasteAndAttachmentFoldedInTranscript(t *testing.T) {
+	big := strings.Repeat("attached body line\n", 200)
+	h := newHarness(t, "ask", map[string]string{"main.go": greet["main.go"], "notes.txt": big},
+		turnJSON("Pasted text seen."), turnJSON("File seen."))
+	var lines []string
+	for i := 0; i < 500; i++ {
+		lines = append(lines, fmt.Sprintf("log line %03d: something happened", i))
+	}
+	h.pr.p.Send(tea.PasteMsg{Content: strings.Join(lines, "\n")})
+	h.until("the paste folded", func(m *model) bool { return strings.Contains(stripANSI(m.input.View()), "[Pasted 500 lines") })
+	h.text(" explain this")
+	h.enter()
+	h.until("the answer", func(m *model) bool {
+		return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "Pasted text seen")
+	})
+	h.pr.p.Send(composer.SubmitMsg{Text: "read @notes.txt please", Display: "read @notes.txt please", Attachments: []string{"notes.txt"}})
+	h.until("the second answer", func(m *model) bool {
+		return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "File seen")
+	})
+	h.probe(func(m *model) {
+		var users []string
+		for _, e := range m.tr.entries {
+			if e.kind == itemUser {
+				users = append(users, e.text)
+			}
+		}
+		all := strings.Join(users, "\n")
+		if strings.Contains(all, "log line 250") || !strings.Contains(all, "[Pasted 500 lines") {
+			t.Errorf("the paste is printed whole in the transcript, not as its label:\n%.600s", all)
+		}
+		if strings.Contains(all, "attached body line") || !strings.Contains(all, "read @notes.txt please") {
+			t.Errorf("the attached file is printed in the transcript:\n%.600s", all)
+		}
+	})
+	var sent []string
+	for _, ev := range h.events() {
+		if u, ok := ev.Data.(*event.UserMessageData); ok {
+			sent = append(sent, u.Text)
+		}
+	}
+	if len(sent) != 2 || !strings.Contains(sent[0], "log line 250") || !strings.Contains(sent[1], "attached body line") {
+		t.Errorf("the model did not get the paste and the file whole: %d messages", len(sent))
+	}
+	if got := foldAttachments(sent[1]); strings.Contains(got, "attached body line") || !strings.Contains(got, "[attached: notes.txt]") {
+		t.Errorf("a reopened run's message shows %q, want the file named, not printed", got)
 	}
 }

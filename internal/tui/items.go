@@ -79,6 +79,7 @@ type transcriptState struct {
 	mapError string // the last repo map error shown
 	tokens   event.TokenCount
 	status   event.Status
+	shown    []string // how the next messages sent show (userdisplay.go)
 }
 
 // newTranscript returns an empty transcript drawn in th; diff draws the
@@ -205,7 +206,7 @@ func (t *transcriptState) callDelta(d protocol.CallDelta) {
 func (t *transcriptState) apply(ev event.Event) {
 	switch d := ev.Data.(type) {
 	case *event.UserMessageData:
-		t.add(&entry{kind: itemUser, text: d.Text, seq: ev.Seq})
+		t.add(&entry{kind: itemUser, text: t.userText(d.Text), seq: ev.Seq})
 	case *event.ModelRequestData:
 		t.context, t.status, t.lastStep = d.Context, event.StatusRunning, d.Step
 		t.since, t.sinceSeq = nil, 0

@@ -433,7 +433,11 @@ func (m *model) submitted(msg composer.SubmitMsg) tea.Cmd {
 	if msg.Command != nil {
 		return m.slash(string(msg.Command.Name), msg.Command.Args)
 	}
-	return m.submit(withAttachments(m.svc.Settings().Workspace, msg.Text, msg.Attachments))
+	text := withAttachments(m.svc.Settings().Workspace, msg.Text, msg.Attachments)
+	if strings.TrimSpace(text) != "" {
+		m.tr.expect(msg.Display) // a folded paste shows as its label
+	}
+	return m.submit(text)
 }
 
 // submit sends text: a new run's prompt, or a follow-up message of the run.

@@ -43,7 +43,7 @@ func (m *model) openRewind() tea.Cmd {
 		ps, err := home.Prompts(ctx, id)
 		out := make([]rewind.Prompt, 0, len(ps))
 		for _, p := range ps {
-			out = append(out, rewind.Prompt{Seq: p.Seq, Text: p.Text, Time: p.Time.Local(), Files: p.Files})
+			out = append(out, rewind.Prompt{Seq: p.Seq, Text: foldAttachments(p.Text), Time: p.Time.Local(), Files: p.Files})
 		}
 		return promptsMsg{list: out, err: err}
 	}

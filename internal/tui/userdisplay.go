@@ -1,0 +1,52 @@
+package tui
+
+import (
+	"regexp"
+	"strings"
+)
+
+// What the transcript prints for a message of the person's: the message
+// as the composer showed it (a folded paste as its label, an @file as its
+// name), never the pasted text or the attached file's content, which go to
+// the model whole.
+
+// expect records how the transcript shows the next message the session
+// sends, when that differs from what the model gets.
+func (t *transcriptState) expect(display string) {
+	t.shown = append(t.shown, display)
+}
+
+// userText is what the transcript shows for a user message journaled with
+// text: the composer's display of a message this session sent (in order),
+// else text with attached files named, not printed.
+func (t *transcriptState) userText(text string) string {
+	if len(t.shown) > 0 {
+		d := t.shown[0]
+		t.shown = t.shown[1:]
+		if d != "" {
+			return d
+		}
+	}
+	return foldAttachments(text)
+}
+
+// attachedRe matches the header withAttachments puts before a file's
+// content (or in place of a file it could not attach).
+var attachedRe = regexp.MustCompile(`(?m)^\[attached ([^\]\n]+?)(?: \(first \d+ KiB; read_file shows the rest\)|: [^\]\n]*)?\]$`)
+
+// foldAttachments cuts the attached files' contents out of a message (a
+// reopened run's, whose composer display is gone), naming the files.
+func foldAttachments(text string) string {
+	i := strings.Index(text, "\n\n[attached ")
+	if i < 0 {
+		return text
+	}
+	var names []string
+	for _, m := range attachedRe.FindAllStringSubmatch(text[i:], -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		return text
+	}
+	return text[:i] + "\n[attached: " + strings.Join(names, ", ") + "]"
+}
