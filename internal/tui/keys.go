@@ -33,7 +33,7 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.prefixX = false
 		return m, m.drawerKey(key)
 	}
-	if m.asking() {
+	if m.asking() && !m.promptDiffOpen() {
 		var cmd tea.Cmd
 		m.approve, cmd = m.approve.Update(k)
 		return m, cmd

@@ -66,7 +66,11 @@ type model struct {
 
 	input composer.Model
 	dv    *diffview.Renderer // draws diffs in cards, the prompt and the checkpoint preview
-	diff  *diffview.Model    // /diff: the run's changes so far
+	// dvSplit draws the prompt's diff side by side (t)
+	dvSplit *diffview.Renderer
+	diff    *diffview.Model // /diff: the run's changes so far
+	// promptDiff: the diff overlay is the approval prompt's (f)
+	promptDiff bool
 
 	// approvals waiting for the person: the prompt shows them, asks holds
 	// each one's request by prompt id; the answer goes back as the run's
@@ -98,6 +102,7 @@ func newModel(ctx context.Context, svc *app.Service, opt Options) *model {
 		now: time.Now, asks: map[string]protocol.ApprovalRequest{}}
 	m.input = m.newComposer()
 	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
+	m.dvSplit = diffview.NewRenderer(diffview.Options{Theme: m.th, Mode: diffview.Split})
 	m.tr = newTranscript(m.th, m.renderDiff)
 	m.themed()
 	return m
@@ -125,7 +130,8 @@ func (m *model) themed() {
 		}
 	}
 	m.dv.SetTheme(m.th)
-	m.approve = approve.New(approve.Options{Theme: m.th, Now: now, Guard: askGuard, RenderDiff: m.dv.Render})
+	m.dvSplit.SetTheme(m.th)
+	m.approve = approve.New(approve.Options{Theme: m.th, Now: now, Guard: askGuard, RenderDiff: m.dv.Render, RenderSplit: m.dvSplit.Render})
 	for _, r := range queued {
 		m.approve.Push(r)
 	}
@@ -152,7 +158,9 @@ func (m *model) layout() {
 	if m.width == 0 {
 		return
 	}
-	m.approve.SetSize(m.width, max(8, m.height*2/3))
+	// the prompt takes the screen but three transcript rows and the status
+	// line: at 80x24 the changed lines of a small edit show unscrolled
+	m.approve.SetSize(m.width, max(8, m.height-4))
 	m.ctxDrawer.SetSize(m.width, m.height-2)
 	m.cpDrawer.SetSize(m.width, m.height-2)
 	if m.rw != nil {
@@ -261,6 +269,8 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approve.DecisionMsg:
 		m.decided(msg)
 		return m, nil
+	case approve.FullscreenMsg:
+		return m, m.openPromptDiff(msg)
 	case drawer.CloseMsg:
 		m.overlay = overlayNone
 		return m, nil
@@ -272,7 +282,7 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case diffMsg:
 		return m, m.onDiff(msg)
 	case diffview.HighlightMsg:
-		if m.diff != nil && msg.ID == diffID {
+		if m.diff != nil && (msg.ID == diffID || msg.ID == promptDiffID) {
 			var cmd tea.Cmd
 			m.diff, cmd = m.diff.Update(msg)
 			return m, cmd

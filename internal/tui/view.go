@@ -109,6 +109,9 @@ func (m *model) renderDiff(diff string, w int) string { return m.dv.CardDiff(dif
 // bottomView is the approval prompt when a call waits for the person, else
 // the composer.
 func (m *model) bottomView() string {
+	if m.asking() && m.promptDiffOpen() {
+		return m.promptDiffBottom()
+	}
 	if m.asking() {
 		return m.approve.View()
 	}

@@ -107,15 +107,25 @@ type Options struct {
 	Guard time.Duration
 	// RenderDiff renders a diff (nil: a plain view with +/- lines coloured).
 	RenderDiff DiffRenderer
+	// RenderSplit renders a diff side by side, for t (nil: t does nothing).
+	RenderSplit DiffRenderer
+}
+
+// FullscreenMsg asks the root to show the head's diff over the whole
+// screen (f); the prompt stays open under it, undecided.
+type FullscreenMsg struct {
+	ID, Title, Diff string
 }
 
 // Model is the approval prompt and its queue. The zero value is not usable;
 // call New.
 type Model struct {
-	th         *theme.Theme
-	now        func() time.Time
-	guard      time.Duration
-	renderDiff DiffRenderer
+	th          *theme.Theme
+	now         func() time.Time
+	guard       time.Duration
+	renderDiff  DiffRenderer
+	renderSplit DiffRenderer
+	split       bool // t: the diff side by side
 
 	queue    []Request
 	openedAt time.Time
@@ -133,12 +143,13 @@ type Model struct {
 type bodyCache struct {
 	id    string
 	width int
+	split bool
 	lines []string
 }
 
 // New returns an empty prompt.
 func New(opt Options) *Model {
-	m := &Model{th: opt.Theme, now: opt.Now, guard: opt.Guard, renderDiff: opt.RenderDiff}
+	m := &Model{th: opt.Theme, now: opt.Now, guard: opt.Guard, renderDiff: opt.RenderDiff, renderSplit: opt.RenderSplit}
 	if m.th == nil {
 		m.th = theme.New(true, false)
 	}
@@ -275,6 +286,17 @@ func (m *Model) updateOptions(msg tea.KeyPressMsg) tea.Cmd {
 	case "4", "tab":
 		m.noting, m.noteMissing = true, false
 		return m.note.Focus()
+	case "t":
+		if head := m.queue[0]; head.Diff != "" && m.renderSplit != nil {
+			m.split = !m.split
+			m.cache = bodyCache{}
+			m.clamp()
+		}
+	case "f":
+		if head := m.queue[0]; head.Diff != "" {
+			msg := FullscreenMsg{ID: head.ID, Title: Title(head), Diff: head.Diff}
+			return func() tea.Msg { return msg }
+		}
 	case "up", "k":
 		m.scroll(-1)
 	case "down", "j":
@@ -352,7 +374,12 @@ func (m *Model) clamp() {
 	m.offset = min(max(0, m.offset), maxOff)
 }
 
-// box is the style of the prompt's frame.
+// box is the style of the prompt's frame: a thick border in the colour of
+// the head's risk (the frame's shape says "a decision" without colour).
 func (m *Model) box() lipgloss.Style {
-	return m.th.Box
+	b := m.th.Box.Border(lipgloss.ThickBorder())
+	if len(m.queue) > 0 && !m.th.NoColor {
+		b = b.BorderForeground(riskColour(m.th, m.queue[0].Risk))
+	}
+	return b
 }

@@ -74,10 +74,12 @@ func TestGolden(t *testing.T) {
 			m, _ := opened(t, th, editReq("e1"))
 			m.SetSize(w, 30)
 			tuitest.Golden(t, fmt.Sprintf("edit_%d_%s", w, mode), ansi.Strip(m.View()))
+			tuitest.GoldenPalettes(t, fmt.Sprintf("edit_%d_%s", w, mode), m.View())
 
 			m, _ = opened(t, th, cmdReq("c1"), editReq("e2"), cmdReq("c3"))
 			m.SetSize(w, 30)
 			tuitest.Golden(t, fmt.Sprintf("command_%d_%s", w, mode), ansi.Strip(m.View()))
+			tuitest.GoldenPalettes(t, fmt.Sprintf("command_%d_%s", w, mode), m.View())
 		}
 	}
 	m, _ := opened(t, theme.New(true, false), cmdReq("c1"))
@@ -392,7 +394,7 @@ func TestTinyHeightKeepsOptions(t *testing.T) {
 	m, _ := opened(t, theme.New(true, false), big)
 	m.SetSize(60, 12)
 	v := ansi.Strip(m.View())
-	for _, want := range []string{"Allow edit_file?", "1/y", "2/a", "3/n/esc", "4/tab"} {
+	for _, want := range []string{"Edit greet.go?", "1/y", "2/a", "3/n/esc", "4/tab"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("missing %q:\n%s", want, v)
 		}
@@ -426,6 +428,7 @@ func joinBody(s string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSuffix(strings.TrimPrefix(l, "│ "), " │")
+		l = strings.TrimSuffix(strings.TrimPrefix(l, "┃ "), " ┃")
 		b.WriteString(strings.TrimRight(l, " "))
 	}
 	return b.String()

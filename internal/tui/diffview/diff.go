@@ -42,7 +42,7 @@
 //	approve.New(approve.Options{Theme: th, RenderDiff: r.Render})
 //
 // The checkpoint preview, interactive: a Model sized by its parent and fed
-// its messages (keys t split/unified, f fullscreen, n/] and p/[ hunks,
+// its messages (keys t split/unified, f fullscreen, ] and [ hunks,
 // up/down/j/k, pgup/pgdown, ctrl+u/ctrl+d, home/end/g/G; the mouse wheel;
 // HighlightMsg), whose View is exactly the size set. The f key only sends
 // FullscreenMsg: the parent lays the view out again and calls SetSize.

@@ -66,16 +66,18 @@ func DefaultSections() []Section {
 			{"ctrl+x k", "every call's checkpoints: preview, roll back, undo"},
 			{"ctrl+x m", "mouse capture on or off (off: the terminal selects text)"},
 		}},
-		{Title: "Diff view", Bindings: []Binding{
+		{Title: "Diff view (/diff, f in the approval prompt)", Bindings: []Binding{
 			{"t", "unified or split"},
 			{"f", "fullscreen"},
-			{"n p", "next or previous hunk"},
+			{"] [", "next or previous hunk"},
 		}},
 		{Title: "Approval prompt", Bindings: []Binding{
 			{"1 y", "allow once"},
-			{"2 a", "allow for this run (the label names scope and expiry)"},
+			{"2 a", "allow for this run (the label names the rule it adds and its expiry)"},
 			{"3 n esc", "deny"},
 			{"4 tab", "deny with a note to the model"},
+			{"f", "the diff fullscreen (esc back to the prompt)"},
+			{"t", "the diff side by side or unified"},
 		}},
 	}
 }

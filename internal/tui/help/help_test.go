@@ -56,7 +56,7 @@ func TestListsTheKeysAndCommands(t *testing.T) {
 		"esc", "interrupt the current step", "ctrl+c ctrl+c", "quit", "ctrl+o", "expand or collapse the focused", "alt+↑ alt+↓", "esc esc · /rewind", "rewind code, conversation or both",
 		"ctrl+x c", "context drawer", "ctrl+x k", "checkpoints", "ctrl+x m", "mouse capture",
 		"?", "this help", "pgup pgdn home end", "shift+enter ctrl+j alt+enter",
-		"t", "unified or split", "f", "fullscreen", "n p", "next or previous hunk",
+		"t", "unified or split", "f", "fullscreen", "] [", "next or previous hunk",
 		"1 y", "allow once", "2 a", "allow for this run", "3 n esc", "deny", "4 tab", "deny with a note",
 	} {
 		if !strings.Contains(v, want) {
