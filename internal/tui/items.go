@@ -53,6 +53,7 @@ type entry struct {
 	status                      cardStatus
 	exit                        *int
 	output, diff                string
+	allowed                     string // the rule or grant that allowed it
 	background                  int
 	argsB                       strings.Builder // a streaming call's arguments so far
 }
@@ -125,7 +126,7 @@ func (t *transcriptState) sync(e *entry) {
 
 // cardData is what the card shows of an entry.
 func (e *entry) cardData() transcript.CardData {
-	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff}
+	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff, Allowed: e.allowed}
 	switch e.risk {
 	case event.RiskRead:
 		d.Risk = transcript.RiskRead
@@ -260,6 +261,10 @@ func (t *transcriptState) apply(ev event.Event) {
 		if e := t.card(d.CallID, ""); e != nil && d.Decision == event.Deny {
 			e.status = cardDenied
 			t.sync(e)
+		} else if e != nil {
+			if e.allowed = allowedBy(d); e.allowed != "" {
+				t.sync(e)
+			}
 		}
 	case *event.CommandStartedData:
 		if e := t.card(d.CallID, ""); e != nil {

@@ -395,7 +395,7 @@ func (m *model) onAsk(req protocol.ApprovalRequest) {
 	}
 	label := "this call only: it runs outside the OS sandbox"
 	if !req.Escalation {
-		label = fmt.Sprintf("for this run: %s until %s", req.Grant, req.GrantExpires.Local().Format("15:04"))
+		label = fmt.Sprintf("for this run: adds the rule %s until %s", req.Grant, req.GrantExpires.Local().Format("15:04"))
 	}
 	m.approve.Push(approve.Request{ID: id, RunID: req.RunID, Step: req.Step, CallID: req.CallID, Tool: req.Tool,
 		Risk: risk, Summary: summarize(req.Tool, req.Arguments), Arguments: req.Arguments, Diff: req.Diff,

@@ -3,6 +3,8 @@ package tui
 import (
 	"regexp"
 	"strings"
+
+	"agent/internal/event"
 )
 
 // What the transcript prints for a message of the person's: the message
@@ -49,4 +51,19 @@ func foldAttachments(text string) string {
 		return text
 	}
 	return text[:i] + "\n[attached: " + strings.Join(names, ", ") + "]"
+}
+
+// allowedBy names what allowed a call without asking: a run grant (an
+// earlier "allow for this run"), or an allow rule; "" when a person or the
+// mode did.
+func allowedBy(d *event.ApprovalData) string {
+	switch {
+	case d.Decision != event.Allow || d.Rule == "":
+		return ""
+	case d.Source == event.SourceUser && d.Scope == event.ScopeRun && d.Grant == "":
+		return "this run's grant " + d.Rule
+	case d.Source == event.SourceRule:
+		return "the rule " + d.Rule
+	}
+	return ""
 }
