@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"agent/internal/app"
 	"agent/internal/event"
@@ -53,6 +54,9 @@ type model struct {
 	opt  Options
 	th   *theme.Theme
 	dark bool
+	// profile is the terminal's colour profile: the diff colours are
+	// chosen for it (theme.NewFor)
+	profile colorprofile.Profile
 
 	width, height int
 
@@ -98,7 +102,7 @@ const askGuard = 300 * time.Millisecond
 
 func newModel(ctx context.Context, svc *app.Service, opt Options) *model {
 	dark := true
-	m := &model{ctx: ctx, svc: svc, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
+	m := &model{ctx: ctx, svc: svc, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))), profile: colorprofile.TrueColor,
 		now: time.Now, asks: map[string]protocol.ApprovalRequest{}}
 	m.input = m.newComposer()
 	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
@@ -256,7 +260,14 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
-		m.th = theme.New(m.dark, m.th.NoColor)
+		m.th = theme.NewFor(m.dark, m.th.NoColor, m.profile)
+		m.themed()
+		return m, nil
+	case tea.ColorProfileMsg:
+		// the program downsamples every colour to the profile; the diff's
+		// backgrounds are chosen for it so that they stay apart
+		m.profile = msg.Profile
+		m.th = theme.NewFor(m.dark, m.th.NoColor || msg.Profile <= colorprofile.ASCII, m.profile)
 		m.themed()
 		return m, nil
 	case tea.WindowSizeMsg:

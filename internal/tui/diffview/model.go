@@ -76,6 +76,7 @@ type Model struct {
 	lexers    []chroma.Lexer
 	lexerDone []bool
 	disp      map[int32]*dispLine
+	pair      map[int32]int32 // a removed line and the added line replacing it (words.go)
 	budget    budget // the highlighting of the current frame
 
 	unified layout
@@ -165,6 +166,7 @@ func (m *Model) rebuild() {
 	}
 	m.lexers = make([]chroma.Lexer, len(m.diff.Files))
 	m.lexerDone = make([]bool, len(m.diff.Files))
+	m.pairLines()
 	m.unified = m.buildUnified()
 	m.split = nil
 	m.resetCache()

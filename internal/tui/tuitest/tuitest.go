@@ -22,6 +22,9 @@ import (
 // update is the -update flag of every test binary that imports tuitest.
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
+// Updating reports whether -update asks the golden files to be rewritten.
+func Updating() bool { return *update }
+
 // Golden compares got with testdata/name.golden (or rewrites it).
 func Golden(t *testing.T, name, got string) {
 	t.Helper()
