@@ -2,6 +2,9 @@
 // palette for a dark terminal background and one for a light one, and a
 // plain variant for NO_COLOR (styles keep bold, reverse and underline but
 // set no colour). Every status has a glyph, so no meaning depends on colour.
+// The diff backgrounds (lines and changed words) are chosen per colour
+// profile (NewFor), so added and removed lines stay apart in 256 and 16
+// colours too.
 //
 // It must not render anything but styles: components take a *Theme.
 package theme
