@@ -13,7 +13,6 @@ import (
 	"agent/internal/tui/tuitest"
 )
 
-
 // goldenWidths are the widths the acceptance asks for.
 var goldenWidths = []int{40, 80, 120, 200}
 

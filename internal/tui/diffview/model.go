@@ -77,7 +77,7 @@ type Model struct {
 	lexerDone []bool
 	disp      map[int32]*dispLine
 	pair      map[int32]int32 // a removed line and the added line replacing it (words.go)
-	budget    budget // the highlighting of the current frame
+	budget    budget          // the highlighting of the current frame
 
 	unified layout
 	split   *layout // built on first use
