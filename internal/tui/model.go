@@ -410,7 +410,7 @@ func (m *model) onAsk(req protocol.ApprovalRequest) {
 	}
 	m.approve.Push(approve.Request{ID: id, RunID: req.RunID, Step: req.Step, CallID: req.CallID, Tool: req.Tool,
 		Risk: risk, Summary: summarize(req.Tool, req.Arguments), Arguments: req.Arguments, Diff: req.Diff,
-		Reason: req.Reason, GrantLabel: label})
+		Reason: req.Reason, GrantLabel: label, SuggestRule: suggestRule(req)})
 }
 
 // decided answers the approval the person decided: the run's Decide, the
@@ -427,6 +427,7 @@ func (m *model) decided(d approve.DecisionMsg) {
 		dec = protocol.AllowOnce()
 	case approve.AllowRun:
 		dec = protocol.AllowRun()
+		dec.Rule = d.Rule
 	case approve.DenyWithNote:
 		dec = protocol.DenyCall(d.Note)
 	}
@@ -442,6 +443,9 @@ func (m *model) decided(d approve.DecisionMsg) {
 	}
 	if err := m.run.Decide(m.ctx, req.CallID, dec); err != nil {
 		m.flash = "approval: " + err.Error()
+		if dec.Rule != "" {
+			m.onAsk(req) // the rule was refused: the call still waits, ask again
+		}
 	}
 }
 

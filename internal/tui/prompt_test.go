@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"agent/internal/event"
 )
 
 // At 80x24 the prompt of a one-line edit shows the removed and the added
@@ -99,5 +101,49 @@ func TestGrantedCallMarkedWithRule(t *testing.T) {
 	})
 	if s := h.screen(); !strings.Contains(s, "allowed by this run's grant run_command(echo x >> log.txt)") {
 		t.Errorf("the mark is not on screen:\n%s", s)
+	}
+}
+
+// e edits the rule "allow for this run" adds (offered broader: go vet *);
+// a rule that does not cover the call is refused and the call asked again;
+// the broader rule then lets the next command through, marked with it.
+func TestEditTheGrantRule(t *testing.T) {
+	one := call{"c1", "run_command", args(map[string]any{"command": "go vet ./a"})}
+	two := call{"c2", "run_command", args(map[string]any{"command": "go vet ./b"})}
+	h := newHarness(t, "ask", greet, turnJSON("", one), turnJSON("", two), turnJSON("Done."))
+	h.text("vet twice")
+	h.enter()
+	h.ask()
+	if s := h.screen(); !strings.Contains(s, "e edit the rule") {
+		t.Errorf("the prompt does not offer to edit the rule:\n%s", s)
+	}
+	h.key(keyRune('e'))
+	h.until("the rule editor", func(m *model) bool {
+		return strings.Contains(stripANSI(m.View().Content), "rule run_command(go vet *)")
+	})
+	h.key(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+	h.text("run_command(rm *)")
+	h.enter()
+	h.until("the refusal", func(m *model) bool { return strings.Contains(m.flash, "does not cover this call") && m.asking() })
+	h.ask()
+	h.key(keyRune('e'))
+	h.until("the rule editor", func(m *model) bool {
+		return strings.Contains(stripANSI(m.View().Content), "rule run_command(go vet *)")
+	})
+	h.enter()
+	h.idle()
+	h.probe(func(m *model) {
+		if got := m.tr.cards["c2"].allowed; got != "this run's grant run_command(go vet *)" {
+			t.Errorf("c2 is marked %q, want allowed by the edited rule", got)
+		}
+	})
+	var grants []string
+	for _, ev := range h.events() {
+		if d, ok := ev.Data.(*event.ApprovalData); ok && d.Grant != "" {
+			grants = append(grants, d.Grant)
+		}
+	}
+	if len(grants) != 1 || grants[0] != "run_command(go vet *)" {
+		t.Errorf("grants journaled %v, want the edited rule", grants)
 	}
 }

@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"path"
 	"regexp"
 	"strings"
 
 	"agent/internal/event"
+	"agent/internal/protocol"
 )
 
 // What the transcript prints for a message of the person's: the message
@@ -64,6 +66,38 @@ func allowedBy(d *event.ApprovalData) string {
 		return "this run's grant " + d.Rule
 	case d.Source == event.SourceRule:
 		return "the rule " + d.Rule
+	}
+	return ""
+}
+
+// suggestRule is the broader rule "allow for this run" offers to edit (e):
+// for a command, its program and subcommand with a glob ("go test *");
+// for a file tool, the file's directory ("edit_file(internal/greet/*)").
+// "" when the call leaves the sandbox (an allow covers that call only) or
+// there is nothing broader to offer.
+func suggestRule(req protocol.ApprovalRequest) string {
+	if req.Escalation || req.Grant == "" {
+		return ""
+	}
+	main := strings.TrimSpace(summarize(req.Tool, req.Arguments))
+	if main == "" || strings.ContainsAny(main, "\n*?[\\") {
+		return ""
+	}
+	switch req.Tool {
+	case "run_command":
+		w := strings.Fields(main)
+		if len(w) == 0 || strings.ContainsAny(w[0], ";|&<>$`(){}") {
+			return ""
+		}
+		prefix := w[0]
+		if len(w) > 1 && !strings.HasPrefix(w[1], "-") && !strings.ContainsAny(w[1], "/.;|&<>$`(){}=") {
+			prefix += " " + w[1]
+		}
+		return "run_command(" + prefix + " *)"
+	case "edit_file", "write_file":
+		if dir := path.Dir(main); dir != "." && dir != "/" {
+			return req.Tool + "(" + dir + "/*)"
+		}
 	}
 	return ""
 }

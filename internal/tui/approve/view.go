@@ -147,9 +147,13 @@ func (m *Model) optionRows(r Request, cw int) []string {
 		}
 	}
 	add("1/y", "allow once", th.Text.Render)
-	add("2/a", grant, th.Text.Render)
+	if m.ruling {
+		rows = append(rows, th.Key.Render("2/a")+strings.Repeat(" ", keyW-3)+th.Dim.Render("rule ")+m.note.View())
+	} else {
+		add("2/a", grant, th.Text.Render)
+	}
 	add("3/n/esc", Deny.String(), th.Text.Render)
-	if m.noting {
+	if m.noting && !m.ruling {
 		rows = append(rows, th.Key.Render("4/tab")+strings.Repeat(" ", keyW-5)+th.Dim.Render("note ")+m.note.View())
 	} else {
 		add("4/tab", "deny with a note", th.Text.Render)
@@ -161,12 +165,19 @@ func (m *Model) optionRows(r Request, cw int) []string {
 func (m *Model) hintRow(cw int, scrollable bool) string {
 	th := m.th
 	switch {
+	case m.ruling && m.noteMissing:
+		return th.WarnText.Render(textutil.Shorten("type a rule first, as TOOL(GLOB) · esc back to the options", cw))
+	case m.ruling:
+		return th.Faint.Render(textutil.Shorten("enter allows this call and what the rule covers for the run · esc back", cw))
 	case m.noting && m.noteMissing:
 		return th.WarnText.Render(textutil.Shorten("type a note first · esc back to the options", cw))
 	case m.noting:
 		return th.Faint.Render(textutil.Shorten("enter sends the note to the model · esc back to the options", cw))
 	}
 	keys := "1–4 choose"
+	if head, ok := m.Head(); ok && head.SuggestRule != "" {
+		keys += " · e edit the rule"
+	}
 	if head, ok := m.Head(); ok && head.Diff != "" {
 		keys += " · f fullscreen"
 		if m.renderSplit != nil {

@@ -76,6 +76,7 @@ func DefaultSections() []Section {
 			{"2 a", "allow for this run (the label names the rule it adds and its expiry)"},
 			{"3 n esc", "deny"},
 			{"4 tab", "deny with a note to the model"},
+			{"e", "edit the rule allow for this run adds (offered broader: go test *)"},
 			{"f", "the diff fullscreen (esc back to the prompt)"},
 			{"t", "the diff side by side or unified"},
 		}},
