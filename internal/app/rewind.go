@@ -24,9 +24,11 @@ type Prompt struct {
 	Files []string
 }
 
-// Prompts lists the person's messages of a run, oldest first, each with
-// the checkpoint that holds the files as they were when it was sent and
-// the files changed since.
+// Prompts lists the person's messages of a run's active conversation,
+// oldest first (a message a conversation rollback took out is not listed),
+// each with the checkpoint that holds the files as they were when it was
+// sent and the files changed since (to the files now: the newest
+// checkpoint, or the checkpoint a rollback just restored).
 func (h *Home) Prompts(ctx context.Context, runID string) ([]Prompt, error) {
 	run, err := h.st.GetRun(ctx, runID)
 	if err != nil {
@@ -42,6 +44,14 @@ func (h *Home) Prompts(ctx context.Context, runID string) ([]Prompt, error) {
 	}
 	var out []Prompt
 	for _, ev := range evs {
+		if rb, ok := ev.Data.(*event.RollbackData); ok && rb.Conversation {
+			n := len(out)
+			for n > 0 && out[n-1].Seq > rb.ToSeq {
+				n--
+			}
+			out = out[:n]
+			continue
+		}
 		d, ok := ev.Data.(*event.UserMessageData)
 		if !ok {
 			continue
@@ -66,17 +76,21 @@ func (h *Home) Prompts(ctx context.Context, runID string) ([]Prompt, error) {
 	if err != nil || head.ID == "" {
 		return out, nil
 	}
+	now := head.ID
+	if target := h.rolledBackTo(ctx, run.ID, head.ID); target != "" {
+		now = target // the newest checkpoint is a rollback's own: the files are its target's
+	}
 	diffs := map[string][]string{}
 	for i := range out {
 		cp := out[i].Checkpoint
-		if cp == "" || cp == head.ID {
+		if cp == "" || cp == now {
 			continue
 		}
 		if files, ok := diffs[cp]; ok {
 			out[i].Files = files
 			continue
 		}
-		d, err := repo.Diff(ctx, cp, head.ID)
+		d, err := repo.Diff(ctx, cp, now)
 		if err != nil {
 			continue
 		}

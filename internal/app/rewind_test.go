@@ -102,6 +102,9 @@ func TestRewindToFirstMessage(t *testing.T) {
 	if res.Before == "" {
 		t.Fatal("the rewind took no checkpoint of the state before it: it cannot be undone")
 	}
+	if after, err := svc.Home().Prompts(ctx, run.ID()); err != nil || len(after) != 0 {
+		t.Errorf("after the rewind Prompts = %+v, %v; want none: both messages were rewound out of the conversation", after, err)
+	}
 	if _, err := svc.Rollback(ctx, res.Before, RollbackOptions{Files: true}, run); err != nil {
 		t.Fatal(err)
 	}
@@ -125,11 +128,39 @@ func TestRewindConversationOnly(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "greet.txt")); string(b) != "hello, world\n" {
 		t.Errorf("a conversation-only rewind changed greet.txt to %q", b)
 	}
+	if after, _ := svc.Home().Prompts(ctx, run.ID()); len(after) != 1 || after[0].Text != "FIRST write greet.txt" {
+		t.Errorf("after the rewind Prompts = %+v, want the first message only", after)
+	}
 	u := strings.Join(userTexts(run.State()), "\n")
 	if !strings.Contains(u, "FIRST") || strings.Contains(u, "SECOND") {
 		t.Errorf("user messages after the rewind:\n%s\nwant FIRST kept and SECOND dropped", u)
 	}
 	if _, err := svc.Rewind(ctx, run, 99999, RollbackOptions{Files: true}); err == nil || !strings.Contains(err.Error(), "no message of yours") {
 		t.Errorf("rewind to an unknown seq = %v, want a clear error", err)
+	}
+}
+
+// After a rewind of the code alone, the files changed since each message
+// are counted to the files now (the rewind's target), not to the state the
+// rewind left: nothing changed since the second message any more.
+func TestPromptsFilesAfterCodeRewind(t *testing.T) {
+	svc, run, ws := rewindEnv(t)
+	ctx := context.Background()
+	ps, err := svc.Home().Prompts(ctx, run.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Rewind(ctx, run, ps[1].Seq, RollbackOptions{Files: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "greet.txt")); string(b) != "hello\n" {
+		t.Fatalf("greet.txt = %q after the code rewind", b)
+	}
+	ps, err = svc.Home().Prompts(ctx, run.ID())
+	if err != nil || len(ps) != 2 {
+		t.Fatalf("Prompts = %+v, %v; want both messages (the conversation was kept)", ps, err)
+	}
+	if len(ps[1].Files) != 0 || strings.Join(ps[0].Files, ",") != "greet.txt" {
+		t.Errorf("files since: first %v, second %v; want greet.txt and none", ps[0].Files, ps[1].Files)
 	}
 }
