@@ -219,6 +219,9 @@ func files(p Prompt, width int) string {
 		if i > 0 {
 			part = ", " + part
 		}
+		if i == 0 && ansi.StringWidth(s+part) > width && n > 1 {
+			return textutil.Shorten(strings.TrimSuffix(head, ": "), width) // the count, no name cut to nothing
+		}
 		if i > 0 && ansi.StringWidth(s+part) > width {
 			more := fmt.Sprintf(", +%d more", n-i)
 			return textutil.Shorten(s, max(1, width-len(more))) + more
