@@ -241,7 +241,7 @@ func TestDemoTUIInTmux(t *testing.T) {
 	w := newDemoWorld(t)
 	tm.start(120, 40, w.environ(), w.home, agentBin+" demo; echo DEMO-EXITED-$?; sleep 60")
 	s := tm.wait(`1/y\s+allow once`, 30*time.Second)
-	for _, want := range []string{"Allow edit_file?", `fmt.Println("Hello, world")`, "Make the greeting friendlier"} {
+	for _, want := range []string{"Edit main.go?", `fmt.Println("Hello, world")`, "Make the greeting friendlier"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the approval prompt lacks %q:\n%s", want, s)
 		}

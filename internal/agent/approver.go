@@ -35,6 +35,12 @@ type Granter interface {
 	GrantFor(req protocol.ApprovalRequest) (rule string, expires time.Time)
 }
 
+// GrantChecker checks a rule a person chose for "allow for this run" in
+// place of the one offered: it must parse and cover the call asked about.
+type GrantChecker interface {
+	CheckGrant(req protocol.ApprovalRequest, rule string) error
+}
+
 // Decider lets a person decide a call while the run waits: a session with
 // a frontend that can answer (the TUI, an editor). Await publishes req and
 // waits for the answer, which a frontend gives as a command (app's

@@ -37,6 +37,16 @@ func (r *Runner) PersonDecision(req protocol.ApprovalRequest, d protocol.Decisio
 		if g, ok := r.Approver.(Granter); ok {
 			dec.Grant, dec.GrantExpires = g.GrantFor(req)
 		}
+		if d.Rule != "" {
+			gc, ok := r.Approver.(GrantChecker)
+			if !ok {
+				return ApprovalDecision{}, &ResumeError{Msg: fmt.Sprintf("call %s: this session cannot grant a rule of your own; allow for the run without one", req.CallID)}
+			}
+			if err := gc.CheckGrant(req, d.Rule); err != nil {
+				return ApprovalDecision{}, &ResumeError{Msg: fmt.Sprintf("call %s: %v", req.CallID, err)}
+			}
+			dec.Grant = d.Rule
+		}
 	}
 	return dec, nil
 }

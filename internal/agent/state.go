@@ -340,6 +340,10 @@ func Fold(runID string, events []event.Event) *State {
 }
 
 func rollbackNote(d *event.RollbackData) string {
+	if d.CheckpointID == "" {
+		// a rewind to before a message after which no file changed
+		return "[agent] The user rewound the conversation to an earlier point; no file changed since then."
+	}
 	msg := "[agent] The user rolled the workspace files back to checkpoint " + d.CheckpointID
 	if d.Conversation {
 		msg += " and rewound the conversation to that point"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"agent/internal/agent"
 	"agent/internal/protocol"
 )
 
@@ -15,6 +16,7 @@ type decisions struct {
 	hub   *hub
 	mu    sync.Mutex
 	waits map[waitKey]chan protocol.Decision
+	reqs  map[waitKey]protocol.ApprovalRequest // what each wait asks about
 }
 
 type waitKey struct{ run, call string }
@@ -25,13 +27,14 @@ func (d *decisions) Await(ctx context.Context, req protocol.ApprovalRequest) (pr
 	ch := make(chan protocol.Decision, 1)
 	d.mu.Lock()
 	if d.waits == nil {
-		d.waits = map[waitKey]chan protocol.Decision{}
+		d.waits, d.reqs = map[waitKey]chan protocol.Decision{}, map[waitKey]protocol.ApprovalRequest{}
 	}
-	d.waits[k] = ch
+	d.waits[k], d.reqs[k] = ch, req
 	d.mu.Unlock()
 	defer func() {
 		d.mu.Lock()
 		delete(d.waits, k)
+		delete(d.reqs, k)
 		d.mu.Unlock()
 	}()
 	d.hub.publish(protocol.Update{Kind: protocol.UpdateApproval, RunID: req.RunID, Approval: &req})
@@ -41,6 +44,14 @@ func (d *decisions) Await(ctx context.Context, req protocol.ApprovalRequest) (pr
 	case <-ctx.Done():
 		return protocol.Decision{}, false, ctx.Err()
 	}
+}
+
+// request is what the loop waiting on the call asks about, if one waits.
+func (d *decisions) request(runID, callID string) (protocol.ApprovalRequest, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	req, ok := d.reqs[waitKey{runID, callID}]
+	return req, ok
 }
 
 // deliver hands dec to the loop waiting on the call, if one is; it
@@ -68,6 +79,22 @@ func (d *decisions) deliver(runID, callID string, dec protocol.Decision) bool {
 func (r *Run) Decide(ctx context.Context, callID string, d protocol.Decision) error {
 	if err := d.Check(); err != nil {
 		return usage("call %s: %v", callID, err)
+	}
+	if d.Rule != "" {
+		// a rule of the person's own is checked before the loop gets it:
+		// one that does not cover the call is refused here, the call still
+		// waiting
+		req, ok := r.s.decide.request(r.id, callID)
+		if !ok {
+			return usage("call %s of run %s: a rule of your own can be given while the run waits on the call; allow for the run without one", callID, r.id)
+		}
+		gc, ok := r.s.runner.Approver.(agent.GrantChecker)
+		if !ok {
+			return usage("call %s: this session cannot grant a rule of your own", callID)
+		}
+		if err := gc.CheckGrant(req, d.Rule); err != nil {
+			return &UsageError{Err: err}
+		}
 	}
 	if r.s.decide.deliver(r.id, callID, d) {
 		return nil

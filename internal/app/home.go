@@ -218,10 +218,16 @@ func (h *Home) Checkpoints(ctx context.Context, runID string, opt CheckpointOpti
 		return nil, err
 	}
 	tools := map[string]string{}
+	undoes := map[string]string{} // a rollback's own checkpoint: the checkpoint it restored
 	if evs, err := h.st.Events(ctx, run.ID, 0); err == nil {
 		for _, ev := range evs {
-			if d, ok := ev.Data.(*event.ToolCallData); ok {
+			switch d := ev.Data.(type) {
+			case *event.ToolCallData:
 				tools[d.CallID] = d.Name
+			case *event.RollbackData:
+				if d.Before != "" {
+					undoes[d.Before] = d.CheckpointID
+				}
 			}
 		}
 	}
@@ -242,8 +248,14 @@ func (h *Home) Checkpoints(ctx context.Context, runID string, opt CheckpointOpti
 		case event.CheckpointAfter:
 			ci.Before = before[c.CallID]
 		}
-		if repo != nil && ci.Paired() && len(c.Files) > 0 {
+		switch {
+		case repo != nil && ci.Paired() && len(c.Files) > 0:
 			if p, err := repo.Patch(ctx, ci.Before, ci.ID); err == nil {
+				ci.Added, ci.Removed = CountPatch(p)
+			}
+		case repo != nil && c.Kind == event.CheckpointRollback && undoes[c.ID] != "":
+			// what undoing the rollback brings back
+			if p, err := repo.Patch(ctx, undoes[c.ID], c.ID); err == nil {
 				ci.Added, ci.Removed = CountPatch(p)
 			}
 		}
@@ -431,8 +443,9 @@ func (h *Home) Changes(ctx context.Context, runID string) (patch string, changed
 
 // Preview is what rolling back to a checkpoint would change.
 type Preview struct {
-	// Patch is the diff from the run's newest checkpoint back to the
-	// checkpoint ("" : no file differs).
+	// Patch is what the rollback would change: the diff from the run's
+	// newest checkpoint (the files now) back to the checkpoint ("" : no
+	// file differs).
 	Patch string
 	// Newest: the checkpoint is the run's newest, so nothing changed since.
 	// When UndoesRollback is set too, it is the checkpoint a rollback took
@@ -456,7 +469,8 @@ func (h *Home) Preview(ctx context.Context, runID, id string) (Preview, error) {
 		return Preview{}, err
 	}
 	if head.ID != id {
-		p, err := repo.Patch(ctx, id, head.ID)
+		// what the rollback does: from the files now back to the checkpoint's
+		p, err := repo.Patch(ctx, head.ID, id)
 		return Preview{Patch: p}, err
 	}
 	// The newest checkpoint may be the one a rollback took of the files

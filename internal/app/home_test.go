@@ -102,8 +102,8 @@ func TestHomeAnswersTheFrontends(t *testing.T) {
 		t.Errorf("Preview(head) = %+v, %v; want the newest, nothing changed since", pv, err)
 	}
 	pv, err := h.Preview(ctx, id, cps[2].ID) // before the edit
-	if err != nil || pv.Newest || !strings.Contains(pv.Patch, "+hello, world") {
-		t.Fatalf("Preview(before the edit) = %+v, %v; want the edit's patch", pv, err)
+	if err != nil || pv.Newest || !strings.Contains(pv.Patch, "-hello, world") || !strings.Contains(pv.Patch, "+hello\n") {
+		t.Fatalf("Preview(before the edit) = %+v, %v; want what the rollback does: the edit undone", pv, err)
 	}
 
 	res, err := svc.Rollback(ctx, cps[2].ID, RollbackOptions{Files: true}, run)
@@ -116,6 +116,10 @@ func TestHomeAnswersTheFrontends(t *testing.T) {
 	pv, err = h.Preview(ctx, id, res.Before)
 	if err != nil || !pv.Newest || !pv.UndoesRollback || !strings.Contains(pv.Patch, "+hello, world") {
 		t.Errorf("Preview(the rollback's own checkpoint) = %+v, %v; want what undoing the rollback brings back", pv, err)
+	}
+	after, err := h.Checkpoints(ctx, id, CheckpointOptions{Counts: true})
+	if err != nil || len(after) != 5 || after[4].Kind != event.CheckpointRollback || after[4].Added != 1 || after[4].Removed != 1 {
+		t.Errorf("after the rollback, Checkpoints = %+v, %v; want its own checkpoint last, counted +1 -1 (what undoing brings back)", after, err)
 	}
 
 	rows, err := h.Audit(ctx, id[:len(id)-2])
@@ -131,7 +135,7 @@ func TestHomeAnswersTheFrontends(t *testing.T) {
 	if p, err := ro.Peek(ctx, id); err != nil || p.Status != event.StatusCompleted || p.Answer != "done" || len(p.Open) != 0 {
 		t.Errorf("Peek = %+v, %v; want the completed run's answer", p, err)
 	}
-	if pv, err := ro.Preview(ctx, id, cps[0].ID); err != nil || !strings.Contains(pv.Patch, "+hello, world") {
+	if pv, err := ro.Preview(ctx, id, cps[0].ID); err != nil || !strings.Contains(pv.Patch, "-hello, world") {
 		t.Errorf("Preview from OpenHomeRead = %+v, %v; want the workspace's repository opened on demand", pv, err)
 	}
 }

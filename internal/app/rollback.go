@@ -54,6 +54,10 @@ type RollbackOptions struct {
 	// Conversation rewinds the run's conversation to the checkpoint's
 	// place in the journal (the trace keeps every event).
 	Conversation bool
+	// ToSeq, when set, is where Conversation rewinds to instead of the
+	// checkpoint's place: the conversation keeps the events up to it (a
+	// rewind to just before one of the person's messages).
+	ToSeq int64
 }
 
 // Rollback rolls a run back to a checkpoint. The run must not be driven by
@@ -86,12 +90,16 @@ func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, chec
 		}
 		defer l.Unlock()
 	}
+	toSeq := cp.Seq
+	if opt.ToSeq > 0 {
+		toSeq = opt.ToSeq
+	}
 	step, last := run.Steps, run.LastSeq
 	if ours {
 		step, last = r.state.Step, r.state.LastSeq
 	}
 	if !opt.Files {
-		rb := &event.RollbackData{CheckpointID: cp.ID, Files: []string{}, Conversation: true, ToSeq: cp.Seq}
+		rb := &event.RollbackData{CheckpointID: cp.ID, Files: []string{}, Conversation: true, ToSeq: toSeq}
 		res := RollbackResult{RunID: run.ID, To: cp.ID, Files: []string{}}
 		if ours {
 			return res, r.s.runner.RecordRollback(ctx, r.state, nil, rb)
@@ -129,7 +137,7 @@ func rollback(ctx context.Context, st *store.Store, open *checkpoint.Store, chec
 		}
 	}
 	preEv := &event.CheckpointData{CheckpointID: pre.ID, Kind: event.CheckpointRollback, Step: step, Files: preFiles}
-	rbEv := &event.RollbackData{CheckpointID: cp.ID, Files: res.Files, Conversation: opt.Conversation, Before: pre.ID, ToSeq: cp.Seq}
+	rbEv := &event.RollbackData{CheckpointID: cp.ID, Files: res.Files, Conversation: opt.Conversation, Before: pre.ID, ToSeq: toSeq}
 	if ours {
 		if err := r.s.runner.RecordRollback(ctx, r.state, preEv, rbEv); err != nil {
 			return res, err

@@ -138,6 +138,25 @@ func (a *Approver) GrantFor(req protocol.ApprovalRequest) (string, time.Time) {
 	return GrantRule(req.Tool, json.RawMessage(req.Arguments)), a.now().Add(ttl)
 }
 
+// CheckGrant implements agent.GrantChecker: rule, chosen by a person for
+// "allow for this run", must parse and cover the call req asks about (a
+// deny rule still wins over it, as over every grant).
+func (a *Approver) CheckGrant(req protocol.ApprovalRequest, rule string) error {
+	pol := a.policy(req.RunID)
+	if pol == nil {
+		return fmt.Errorf("no approval policy for run %s", req.RunID)
+	}
+	p, err := policy.New(policy.ModeAsk, []string{rule}, nil, pol.Workspace)
+	if err != nil {
+		return fmt.Errorf("rule %q: %w (write it as TOOL(GLOB), e.g. run_command(go test *))", rule, err)
+	}
+	call := policy.MakeCall(req.Tool, req.Risk, json.RawMessage(req.Arguments), pol.Workspace)
+	if d := p.Decide(call); d.Action != policy.Allow || d.Source != policy.SourceRule {
+		return fmt.Errorf("rule %q does not cover this call (%s): it would not allow it, so it cannot be its grant", rule, GrantRule(req.Tool, json.RawMessage(req.Arguments)))
+	}
+	return nil
+}
+
 // GrantRule is the rule a run grant stores: the tool and its exact main
 // argument (glob characters escaped), so it covers the same call again.
 func GrantRule(tool string, args json.RawMessage) string {

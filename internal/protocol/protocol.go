@@ -79,6 +79,10 @@ type Decision struct {
 	// note lets the run go on (the other calls of the turn that would ask
 	// are denied with it); a denial without a note ends the turn.
 	Note string
+	// Rule, with an Allow of scope run, is the rule the person chose for
+	// the grant in place of the one offered (ApprovalRequest.Grant), e.g.
+	// run_command(go test *): it must cover this call. "" : the offered one.
+	Rule string
 }
 
 // AllowOnce allows this call.
@@ -102,7 +106,13 @@ func (d Decision) Check() error {
 		if d.Scope != "" && d.Scope != event.ScopeOnce && d.Scope != event.ScopeRun {
 			return fmt.Errorf("scope %q: use once or run", d.Scope)
 		}
+		if d.Rule != "" && d.Scope != event.ScopeRun {
+			return fmt.Errorf("a rule goes with an allow for the run (scope run), not scope %q", d.Scope)
+		}
 	case Deny:
+		if d.Rule != "" {
+			return fmt.Errorf("a rule goes with an allow for the run, not a denial")
+		}
 		if d.Scope != "" && d.Scope != event.ScopeOnce {
 			return fmt.Errorf("a denial covers this call only (scope once, not %s)", d.Scope)
 		}

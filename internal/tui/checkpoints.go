@@ -48,7 +48,8 @@ func (m *model) openCheckpoints() tea.Cmd {
 	}
 }
 
-// preview computes the diff from a checkpoint to the run's newest one.
+// preview computes what rolling back to a checkpoint would change: the
+// diff from the run's newest checkpoint back to it.
 func (m *model) preview(id string) tea.Cmd {
 	run, home, ctx := m.runID(), m.svc.Home(), m.ctx
 	return func() tea.Msg {

@@ -25,7 +25,7 @@ func (m *model) openDiff() tea.Cmd {
 		return nil
 	}
 	m.overlay = overlayDiff
-	m.diff = nil
+	m.diff, m.promptDiff = nil, false
 	home, ctx := m.svc.Home(), m.ctx
 	return func() tea.Msg {
 		p, changed, err := home.Changes(ctx, id)
@@ -60,7 +60,7 @@ func (m *model) onDiff(msg diffMsg) tea.Cmd {
 // is the view's.
 func (m *model) diffKey(k tea.KeyPressMsg) tea.Cmd {
 	if s := k.String(); s == "esc" || s == "q" {
-		m.overlay, m.diff = overlayNone, nil
+		m.overlay, m.diff, m.promptDiff = overlayNone, nil, false
 		return nil
 	}
 	if m.diff == nil {

@@ -55,6 +55,7 @@ type entry struct {
 	exit                        *int
 	output, diff                string
 	live                        string // a running command's latest output
+	allowed                     string // the rule or grant that allowed it
 	background                  int
 	argsB                       strings.Builder // a streaming call's arguments so far
 }
@@ -86,7 +87,8 @@ type transcriptState struct {
 	// spend folds the session's usage for its cost; runSpend the current
 	// run's alone, for its budget meter (budget.go)
 	spend, runSpend budget.Tally
-	budgetWarned    bool // the 80 % warning of the run's budget was given
+	budgetWarned    bool     // the 80 % warning of the run's budget was given
+	shown           []string // how the next messages sent show (userdisplay.go)
 }
 
 // newTranscript returns an empty transcript drawn in th; diff draws the
@@ -132,7 +134,7 @@ func (t *transcriptState) sync(e *entry) {
 
 // cardData is what the card shows of an entry.
 func (e *entry) cardData() transcript.CardData {
-	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff, Live: e.live}
+	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff, Live: e.live, Allowed: e.allowed}
 	switch e.risk {
 	case event.RiskRead:
 		d.Risk = transcript.RiskRead
@@ -214,7 +216,7 @@ func (t *transcriptState) apply(ev event.Event) {
 	t.applySpend(ev)
 	switch d := ev.Data.(type) {
 	case *event.UserMessageData:
-		t.add(&entry{kind: itemUser, text: d.Text, seq: ev.Seq})
+		t.add(&entry{kind: itemUser, text: t.userText(d.Text), seq: ev.Seq})
 	case *event.ModelRequestData:
 		t.context, t.status, t.lastStep = d.Context, event.StatusRunning, d.Step
 		t.since, t.sinceSeq = nil, 0
@@ -272,6 +274,10 @@ func (t *transcriptState) apply(ev event.Event) {
 		if e := t.card(d.CallID, ""); e != nil && d.Decision == event.Deny {
 			e.status = cardDenied
 			t.sync(e)
+		} else if e != nil {
+			if e.allowed = allowedBy(d); e.allowed != "" {
+				t.sync(e)
+			}
 		}
 	case *event.CommandStartedData:
 		if e := t.card(d.CallID, ""); e != nil {

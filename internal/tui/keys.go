@@ -33,7 +33,7 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.prefixX = false
 		return m, m.drawerKey(key)
 	}
-	if m.asking() {
+	if m.asking() && !m.promptDiffOpen() {
 		var cmd tea.Cmd
 		m.approve, cmd = m.approve.Update(k)
 		return m, cmd
@@ -49,7 +49,7 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if !m.input.PopupOpen() {
 			return m, m.cycleMode()
 		}
-	case "pgup", "pgdown", "ctrl+o":
+	case "pgup", "pgdown", "ctrl+o", "alt+up", "alt+down":
 		_, cmd := m.tr.view.Update(k)
 		return m, cmd
 	case "home", "end":
@@ -63,6 +63,10 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 	}
+	if key == "alt+esc" && m.phase == phaseIdle {
+		// two Esc bytes read together (a fast double press)
+		return m, m.openRewind()
+	}
 	cmd := m.updateInput(k)
 	if key == "esc" && !m.input.Consumed() {
 		return m, m.escape()
@@ -70,7 +74,8 @@ func (m *model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// escape interrupts the step being driven; Esc Esc opens the checkpoints.
+// escape interrupts the step being driven; Esc Esc, when nothing runs,
+// opens the rewind list (the person's messages).
 func (m *model) escape() tea.Cmd {
 	if m.phase == phaseRunning && m.run != nil {
 		m.run.Interrupt()
@@ -79,7 +84,7 @@ func (m *model) escape() tea.Cmd {
 	}
 	if !m.lastEsc.IsZero() && m.now().Sub(m.lastEsc) < 500*time.Millisecond {
 		m.lastEsc = time.Time{}
-		return m.openCheckpoints()
+		return m.openRewind()
 	}
 	m.lastEsc = m.now()
 	return nil
@@ -112,6 +117,8 @@ func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
 		m.picker, cmd = m.picker.Update(k)
 	case overlayDiff:
 		cmd = m.diffKey(k)
+	case overlayRewind:
+		m.rw, cmd = m.rw.Update(k)
 	}
 	return cmd
 }

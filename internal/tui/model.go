@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"agent/internal/app"
 	"agent/internal/event"
@@ -19,6 +20,7 @@ import (
 	"agent/internal/tui/drawer"
 	"agent/internal/tui/help"
 	"agent/internal/tui/picker"
+	"agent/internal/tui/rewind"
 	"agent/internal/tui/theme"
 )
 
@@ -42,6 +44,7 @@ const (
 	overlayCheckpoints
 	overlayPicker
 	overlayDiff
+	overlayRewind
 )
 
 // model is the root model. It is used through a pointer: the program and
@@ -52,6 +55,9 @@ type model struct {
 	opt  Options
 	th   *theme.Theme
 	dark bool
+	// profile is the terminal's colour profile: the diff colours are
+	// chosen for it (theme.NewFor)
+	profile colorprofile.Profile
 
 	width, height int
 
@@ -65,7 +71,11 @@ type model struct {
 
 	input composer.Model
 	dv    *diffview.Renderer // draws diffs in cards, the prompt and the checkpoint preview
-	diff  *diffview.Model    // /diff: the run's changes so far
+	// dvSplit draws the prompt's diff side by side (t)
+	dvSplit *diffview.Renderer
+	diff    *diffview.Model // /diff: the run's changes so far
+	// promptDiff: the diff overlay is the approval prompt's (f)
+	promptDiff bool
 
 	// approvals waiting for the person: the prompt shows them, asks holds
 	// each one's request by prompt id; the answer goes back as the run's
@@ -77,11 +87,12 @@ type model struct {
 
 	ctxDrawer *drawer.ContextDrawer
 	cpDrawer  *drawer.CheckpointDrawer
+	rw        *rewind.Model // the rewind list (overlayRewind)
 	help      *help.Model
 
 	ctrlC   time.Time // the first ctrl+c, for "twice quits"
 	prefixX bool      // ctrl+x pressed: the next key picks a drawer
-	lastEsc time.Time // Esc Esc opens the checkpoints
+	lastEsc time.Time // Esc Esc opens the rewind list
 	mouse   bool
 	flash   string
 	plan    string // the plan the run waits on (plan mode), while its prompt is open
@@ -95,10 +106,11 @@ const askGuard = 300 * time.Millisecond
 
 func newModel(ctx context.Context, svc *app.Service, opt Options) *model {
 	dark := true
-	m := &model{ctx: ctx, svc: svc, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
+	m := &model{ctx: ctx, svc: svc, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))), profile: colorprofile.TrueColor,
 		now: time.Now, asks: map[string]protocol.ApprovalRequest{}}
 	m.input = m.newComposer()
 	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
+	m.dvSplit = diffview.NewRenderer(diffview.Options{Theme: m.th, Mode: diffview.Split})
 	m.tr = newTranscript(m.th, m.renderDiff)
 	m.life.act = activity.New(activity.Options{Theme: m.th, Now: func() time.Time { return m.now() }})
 	m.orient()
@@ -128,7 +140,8 @@ func (m *model) themed() {
 		}
 	}
 	m.dv.SetTheme(m.th)
-	m.approve = approve.New(approve.Options{Theme: m.th, Now: now, Guard: askGuard, RenderDiff: m.dv.Render})
+	m.dvSplit.SetTheme(m.th)
+	m.approve = approve.New(approve.Options{Theme: m.th, Now: now, Guard: askGuard, RenderDiff: m.dv.Render, RenderSplit: m.dvSplit.Render})
 	for _, r := range queued {
 		m.approve.Push(r)
 	}
@@ -156,9 +169,14 @@ func (m *model) layout() {
 	if m.width == 0 {
 		return
 	}
-	m.approve.SetSize(m.width, max(8, m.height*2/3))
+	// the prompt takes the screen but three transcript rows and the status
+	// line: at 80x24 the changed lines of a small edit show unscrolled
+	m.approve.SetSize(m.width, max(8, m.height-4))
 	m.ctxDrawer.SetSize(m.width, m.height-2)
 	m.cpDrawer.SetSize(m.width, m.height-2)
+	if m.rw != nil {
+		m.rw.SetSize(m.width, m.height-2)
+	}
 	m.help.SetSize(m.width, m.height-2)
 	if m.picker != nil {
 		m.picker.SetSize(m.width, min(m.height-2, 20))
@@ -234,6 +252,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, ok := m.rewindUpdate(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case probeMsg:
 		msg(m)
@@ -249,7 +270,14 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
-		m.th = theme.New(m.dark, m.th.NoColor)
+		m.th = theme.NewFor(m.dark, m.th.NoColor, m.profile)
+		m.themed()
+		return m, nil
+	case tea.ColorProfileMsg:
+		// the program downsamples every colour to the profile; the diff's
+		// backgrounds are chosen for it so that they stay apart
+		m.profile = msg.Profile
+		m.th = theme.NewFor(m.dark, m.th.NoColor || msg.Profile <= colorprofile.ASCII, m.profile)
 		m.themed()
 		return m, nil
 	case tea.WindowSizeMsg:
@@ -262,6 +290,8 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case approve.DecisionMsg:
 		m.decided(msg)
 		return m, nil
+	case approve.FullscreenMsg:
+		return m, m.openPromptDiff(msg)
 	case drawer.CloseMsg:
 		m.overlay = overlayNone
 		return m, nil
@@ -273,7 +303,7 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case diffMsg:
 		return m, m.onDiff(msg)
 	case diffview.HighlightMsg:
-		if m.diff != nil && msg.ID == diffID {
+		if m.diff != nil && (msg.ID == diffID || msg.ID == promptDiffID) {
 			var cmd tea.Cmd
 			m.diff, cmd = m.diff.Update(msg)
 			return m, cmd
@@ -397,11 +427,11 @@ func (m *model) onAsk(req protocol.ApprovalRequest) {
 	}
 	label := "this call only: it runs outside the OS sandbox"
 	if !req.Escalation {
-		label = fmt.Sprintf("for this run: %s until %s", req.Grant, req.GrantExpires.Local().Format("15:04"))
+		label = fmt.Sprintf("for this run: adds the rule %s until %s", req.Grant, req.GrantExpires.Local().Format("15:04"))
 	}
 	m.approve.Push(approve.Request{ID: id, RunID: req.RunID, Step: req.Step, CallID: req.CallID, Tool: req.Tool,
 		Risk: risk, Summary: summarize(req.Tool, req.Arguments), Arguments: req.Arguments, Diff: req.Diff,
-		Reason: req.Reason, GrantLabel: label})
+		Reason: req.Reason, GrantLabel: label, SuggestRule: suggestRule(req)})
 }
 
 // decided answers the approval the person decided: the run's Decide, the
@@ -418,6 +448,7 @@ func (m *model) decided(d approve.DecisionMsg) {
 		dec = protocol.AllowOnce()
 	case approve.AllowRun:
 		dec = protocol.AllowRun()
+		dec.Rule = d.Rule
 	case approve.DenyWithNote:
 		dec = protocol.DenyCall(d.Note)
 	}
@@ -433,6 +464,9 @@ func (m *model) decided(d approve.DecisionMsg) {
 	}
 	if err := m.run.Decide(m.ctx, req.CallID, dec); err != nil {
 		m.flash = "approval: " + err.Error()
+		if dec.Rule != "" {
+			m.onAsk(req) // the rule was refused: the call still waits, ask again
+		}
 	}
 }
 
@@ -445,7 +479,11 @@ func (m *model) submitted(msg composer.SubmitMsg) tea.Cmd {
 	if msg.Command != nil {
 		return m.slash(string(msg.Command.Name), msg.Command.Args)
 	}
-	return m.submit(withAttachments(m.svc.Settings().Workspace, msg.Text, msg.Attachments))
+	text := withAttachments(m.svc.Settings().Workspace, msg.Text, msg.Attachments)
+	if strings.TrimSpace(text) != "" {
+		m.tr.expect(msg.Display) // a folded paste shows as its label
+	}
+	return m.submit(text)
 }
 
 // submit sends text: a new run's prompt, or a follow-up message of the run.

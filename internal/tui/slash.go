@@ -18,8 +18,10 @@ func (m *model) slash(name, args string) tea.Cmd {
 		m.openContext()
 	case "/compact":
 		return m.compact()
-	case "/checkpoints", "/rewind":
+	case "/checkpoints":
 		return m.openCheckpoints()
+	case "/rewind":
+		return m.openRewind()
 	case "/new":
 		if m.phase != phaseIdle {
 			m.flash = "a run is in progress: Esc interrupts it first"

@@ -22,6 +22,7 @@ func (m *model) View() tea.View {
 	}
 	status := m.statusView()
 	h := max(0, m.height-lipgloss.Height(bottom)-1)
+	m.sizeOverlay(h)
 	var top string
 	switch m.overlay {
 	case overlayHelp:
@@ -32,6 +33,8 @@ func (m *model) View() tea.View {
 		top = m.checkpointsView()
 	case overlayPicker:
 		top = m.pickerView(h)
+	case overlayRewind:
+		top = m.rw.View()
 	case overlayDiff:
 		if m.diff != nil && (m.diff.Width() != m.width || m.diff.Height() != h) {
 			m.diff.SetSize(m.width, h)
@@ -61,6 +64,27 @@ func (m *model) View() tea.View {
 	return v
 }
 
+// sizeOverlay gives the open overlay the h rows above the composer (or the
+// prompt) and the status line, so its box is never cut.
+func (m *model) sizeOverlay(h int) {
+	switch m.overlay {
+	case overlayHelp:
+		m.help.SetSize(m.width, h)
+	case overlayContext:
+		m.ctxDrawer.SetSize(m.width, h)
+	case overlayCheckpoints:
+		m.cpDrawer.SetSize(m.width, h)
+	case overlayRewind:
+		if m.rw != nil {
+			m.rw.SetSize(m.width, h)
+		}
+	case overlayPicker:
+		if m.picker != nil {
+			m.picker.SetSize(m.width, min(h, 20))
+		}
+	}
+}
+
 // fit pads or cuts s to h lines (none for h <= 0).
 func fit(s string, w, h int) string {
 	if h <= 0 {
@@ -88,6 +112,9 @@ func (m *model) renderDiff(diff string, w int) string { return m.dv.CardDiff(dif
 // bottomView is the approval prompt when a call waits for the person, else
 // the composer.
 func (m *model) bottomView() string {
+	if m.asking() && m.promptDiffOpen() {
+		return m.promptDiffBottom()
+	}
 	if m.asking() {
 		return m.approve.View()
 	}

@@ -2,7 +2,8 @@
 // wait for a person, the head shown in a bordered box with the exact diff or
 // command, why it asks, and four options whose keys never change
 // (1/y allow once, 2/a allow for this run, 3/n/Esc deny, 4/Tab deny with a
-// note typed inline). Keys are ignored for a short guard after a request
+// note typed inline; e edits the rule "allow for this run" adds, f shows the
+// diff fullscreen, t side by side). Keys are ignored for a short guard after a request
 // opens, so a keystroke meant for the composer cannot approve it.
 //
 // It gets plain data (Request) and answers with typed messages
@@ -51,6 +52,10 @@ type Request struct {
 	// GrantLabel names the scope and expiry of "allow for this run", e.g.
 	// "for this run: run_command(go test ./...) until 15:42".
 	GrantLabel string
+	// SuggestRule, when set, is a broader rule "allow for this run" could
+	// add instead (run_command(go test *)): e opens it for editing, enter
+	// grants what was typed (DecisionMsg.Rule). "" : the rule is fixed.
+	SuggestRule string
 }
 
 // Choice is the person's answer.
@@ -82,11 +87,13 @@ func (c Choice) String() string {
 	return "unknown"
 }
 
-// DecisionMsg answers the request with ID. Note is set for DenyWithNote.
+// DecisionMsg answers the request with ID. Note is set for DenyWithNote;
+// Rule, for AllowRun, when the person edited the rule to grant.
 type DecisionMsg struct {
 	ID     string
 	Choice Choice
 	Note   string
+	Rule   string
 }
 
 // DiffRenderer renders a whole unified diff for a width (the diff view).
@@ -107,15 +114,25 @@ type Options struct {
 	Guard time.Duration
 	// RenderDiff renders a diff (nil: a plain view with +/- lines coloured).
 	RenderDiff DiffRenderer
+	// RenderSplit renders a diff side by side, for t (nil: t does nothing).
+	RenderSplit DiffRenderer
+}
+
+// FullscreenMsg asks the root to show the head's diff over the whole
+// screen (f); the prompt stays open under it, undecided.
+type FullscreenMsg struct {
+	ID, Title, Diff string
 }
 
 // Model is the approval prompt and its queue. The zero value is not usable;
 // call New.
 type Model struct {
-	th         *theme.Theme
-	now        func() time.Time
-	guard      time.Duration
-	renderDiff DiffRenderer
+	th          *theme.Theme
+	now         func() time.Time
+	guard       time.Duration
+	renderDiff  DiffRenderer
+	renderSplit DiffRenderer
+	split       bool // t: the diff side by side
 
 	queue    []Request
 	openedAt time.Time
@@ -124,6 +141,8 @@ type Model struct {
 	offset        int // first body line shown
 
 	noting      bool
+	ruling      bool   // the editor holds the rule of "allow for this run" (e)
+	noteDraft   string // the note typed before e, given back after it
 	noteMissing bool
 	note        textinput.Model
 
@@ -133,12 +152,13 @@ type Model struct {
 type bodyCache struct {
 	id    string
 	width int
+	split bool
 	lines []string
 }
 
 // New returns an empty prompt.
 func New(opt Options) *Model {
-	m := &Model{th: opt.Theme, now: opt.Now, guard: opt.Guard, renderDiff: opt.RenderDiff}
+	m := &Model{th: opt.Theme, now: opt.Now, guard: opt.Guard, renderDiff: opt.RenderDiff, renderSplit: opt.RenderSplit}
 	if m.th == nil {
 		m.th = theme.New(true, false)
 	}
@@ -222,7 +242,7 @@ func (m *Model) SetSize(width, height int) {
 func (m *Model) open() {
 	m.openedAt = m.now()
 	m.offset = 0
-	m.noting, m.noteMissing = false, false
+	m.noting, m.noteMissing, m.ruling = false, false, false
 	m.note.Reset()
 	m.note.Blur()
 }
@@ -273,8 +293,27 @@ func (m *Model) updateOptions(msg tea.KeyPressMsg) tea.Cmd {
 	case "3", "n", "N", "esc":
 		return m.decide(Deny, "")
 	case "4", "tab":
-		m.noting, m.noteMissing = true, false
+		m.noting, m.noteMissing, m.ruling = true, false, false
 		return m.note.Focus()
+	case "e":
+		if head := m.queue[0]; head.SuggestRule != "" {
+			m.noting, m.noteMissing, m.ruling = true, false, true
+			m.noteDraft = m.note.Value()
+			m.note.SetValue(head.SuggestRule)
+			m.note.CursorEnd()
+			return m.note.Focus()
+		}
+	case "t":
+		if head := m.queue[0]; head.Diff != "" && m.renderSplit != nil {
+			m.split = !m.split
+			m.cache = bodyCache{}
+			m.clamp()
+		}
+	case "f":
+		if head := m.queue[0]; head.Diff != "" {
+			msg := FullscreenMsg{ID: head.ID, Title: Title(head), Diff: head.Diff}
+			return func() tea.Msg { return msg }
+		}
 	case "up", "k":
 		m.scroll(-1)
 	case "down", "j":
@@ -295,7 +334,10 @@ func (m *Model) updateOptions(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) updateNote(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
-		m.noting, m.noteMissing = false, false
+		if m.ruling {
+			m.note.SetValue(m.noteDraft) // the note, not the rule, stays
+		}
+		m.noting, m.noteMissing, m.ruling = false, false, false
 		m.note.Blur()
 		return nil
 	case "enter":
@@ -303,6 +345,9 @@ func (m *Model) updateNote(msg tea.KeyPressMsg) tea.Cmd {
 		if termtext.OneLine(note) == "" {
 			m.noteMissing = true
 			return nil
+		}
+		if m.ruling {
+			return m.decideRule(termtext.OneLine(note))
 		}
 		return m.decide(DenyWithNote, note)
 	case "pgup":
@@ -322,12 +367,20 @@ func (m *Model) updateNote(msg tea.KeyPressMsg) tea.Cmd {
 // a note does to the turn's other calls is the loop's rule, not the
 // prompt's: they are never asked.
 func (m *Model) decide(c Choice, note string) tea.Cmd {
-	head := m.queue[0]
-	msgs := []tea.Msg{DecisionMsg{ID: head.ID, Choice: c, Note: note}}
+	return m.answer(DecisionMsg{ID: m.queue[0].ID, Choice: c, Note: note})
+}
+
+// decideRule allows the head for the run under the rule the person typed.
+func (m *Model) decideRule(rule string) tea.Cmd {
+	return m.answer(DecisionMsg{ID: m.queue[0].ID, Choice: AllowRun, Rule: rule})
+}
+
+func (m *Model) answer(d DecisionMsg) tea.Cmd {
+	msgs := []tea.Msg{d}
 	m.queue = m.queue[1:]
 	m.note.Reset()
 	m.note.Blur()
-	m.noting, m.noteMissing = false, false
+	m.noting, m.noteMissing, m.ruling = false, false, false
 	if len(m.queue) > 0 {
 		m.open()
 	}
@@ -352,7 +405,12 @@ func (m *Model) clamp() {
 	m.offset = min(max(0, m.offset), maxOff)
 }
 
-// box is the style of the prompt's frame.
+// box is the style of the prompt's frame: a thick border in the colour of
+// the head's risk (the frame's shape says "a decision" without colour).
 func (m *Model) box() lipgloss.Style {
-	return m.th.Box
+	b := m.th.Box.Border(lipgloss.ThickBorder())
+	if len(m.queue) > 0 && !m.th.NoColor {
+		b = b.BorderForeground(riskColour(m.th, m.queue[0].Risk))
+	}
+	return b
 }

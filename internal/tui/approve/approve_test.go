@@ -8,15 +8,17 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"agent/internal/tui/diffview"
 	"agent/internal/tui/theme"
 	"agent/internal/tui/tuitest"
 )
 
 const editDiff = `--- a/internal/greet/greet.go
 +++ b/internal/greet/greet.go
-@@ -1,9 +1,11 @@
+@@ -1,8 +1,11 @@
  package greet
  
 -import "fmt"
@@ -78,6 +80,31 @@ func TestGolden(t *testing.T) {
 			m, _ = opened(t, th, cmdReq("c1"), editReq("e2"), cmdReq("c3"))
 			m.SetSize(w, 30)
 			tuitest.Golden(t, fmt.Sprintf("command_%d_%s", w, mode), ansi.Strip(m.View()))
+		}
+	}
+	// in colour, as each palette receives it, with the diff view's
+	// rendering (word highlights, syntax colour)
+	for _, dark := range []bool{true, false} {
+		mode := map[bool]string{true: "dark", false: "light"}[dark]
+		for _, p := range tuitest.Palettes {
+			th := theme.NewFor(dark, false, p)
+			c := &clock{t: time.Date(2026, 11, 29, 15, 12, 0, 0, time.UTC)}
+			dv := diffview.NewRenderer(diffview.Options{Theme: th})
+			for _, w := range []int{40, 80, 120, 200} {
+				m := New(Options{Theme: th, Now: c.now, Guard: -1, RenderDiff: dv.Render})
+				m.SetSize(w, 30)
+				m.Push(editReq("e1"))
+				name := fmt.Sprintf("edit_%d_%s-%s", w, mode, tuitest.PaletteName(p))
+				tuitest.Golden(t, name, tuitest.Escaped(tuitest.InPalette(m.View(), p)))
+				if p == colorprofile.TrueColor {
+					tuitest.Golden(t, fmt.Sprintf("edit_rendered_%d_%s", w, mode), ansi.Strip(m.View()))
+				}
+				m = New(Options{Theme: th, Now: c.now, Guard: -1, RenderDiff: dv.Render})
+				m.SetSize(w, 30)
+				m.Push(cmdReq("c1"))
+				m.Push(editReq("e2"))
+				tuitest.Golden(t, fmt.Sprintf("command_%d_%s-%s", w, mode, tuitest.PaletteName(p)), tuitest.Escaped(tuitest.InPalette(m.View(), p)))
+			}
 		}
 	}
 	m, _ := opened(t, theme.New(true, false), cmdReq("c1"))
@@ -392,7 +419,7 @@ func TestTinyHeightKeepsOptions(t *testing.T) {
 	m, _ := opened(t, theme.New(true, false), big)
 	m.SetSize(60, 12)
 	v := ansi.Strip(m.View())
-	for _, want := range []string{"Allow edit_file?", "1/y", "2/a", "3/n/esc", "4/tab"} {
+	for _, want := range []string{"Edit greet.go?", "1/y", "2/a", "3/n/esc", "4/tab"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("missing %q:\n%s", want, v)
 		}
@@ -426,6 +453,7 @@ func joinBody(s string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSuffix(strings.TrimPrefix(l, "│ "), " │")
+		l = strings.TrimSuffix(strings.TrimPrefix(l, "┃ "), " ┃")
 		b.WriteString(strings.TrimRight(l, " "))
 	}
 	return b.String()

@@ -58,8 +58,8 @@ func (m *Model) layout() frame {
 		f.bodyH = body
 		return f
 	}
-	// Too little room: the options stay, the header gives way (the ids
-	// first, then the reason, then the file); the title stays.
+	// Too little room: the options stay, the header gives way (the
+	// reason first, then the file); the title stays.
 	for len(f.header) > 1 && m.height-fixed() < min(body, 3) {
 		f.header = f.header[:len(f.header)-1]
 	}
@@ -73,10 +73,14 @@ func (m *Model) layout() frame {
 	return f
 }
 
-// header is the title, the file, why it asks and the ids, most needed first.
+// header is the title, the file and why it asks, most needed first.
 func (m *Model) header(r Request, cw int) []string {
 	th := m.th
-	title := th.WarnText.Render(theme.GlyphPending) + " " + th.Title.Render("Allow "+textutil.Shorten(termtext.OneLine(r.Tool), max(1, cw-22))+"?")
+	rs := lipgloss.NewStyle().Bold(true)
+	if !th.NoColor {
+		rs = rs.Foreground(riskColour(th, r.Risk))
+	}
+	title := rs.Render(theme.GlyphPending) + " " + rs.Render(textutil.Shorten(Title(r), max(1, cw-22)))
 	var right []string
 	if r.Risk != "" {
 		right = append(right, textutil.Shorten(termtext.OneLine(string(r.Risk)), 8))
@@ -114,19 +118,7 @@ func (m *Model) header(r Request, cw int) []string {
 	if r.Reason != "" {
 		labelled("why", termtext.OneLine(r.Reason), 3)
 	}
-	ids := []string{}
-	if r.RunID != "" {
-		ids = append(ids, "run "+termtext.OneLine(r.RunID))
-	}
-	if r.Step > 0 {
-		ids = append(ids, "step "+strconv.Itoa(r.Step))
-	}
-	if r.CallID != "" {
-		ids = append(ids, "call "+termtext.OneLine(r.CallID))
-	}
-	if len(ids) > 0 {
-		lines = append(lines, th.Faint.Render(textutil.Shorten(strings.Join(ids, " · "), cw)))
-	}
+	// no run, step or call ids: they are in agent trace
 	return lines
 }
 
@@ -155,9 +147,13 @@ func (m *Model) optionRows(r Request, cw int) []string {
 		}
 	}
 	add("1/y", "allow once", th.Text.Render)
-	add("2/a", grant, th.Text.Render)
+	if m.ruling {
+		rows = append(rows, th.Key.Render("2/a")+strings.Repeat(" ", keyW-3)+th.Dim.Render("rule ")+m.note.View())
+	} else {
+		add("2/a", grant, th.Text.Render)
+	}
 	add("3/n/esc", Deny.String(), th.Text.Render)
-	if m.noting {
+	if m.noting && !m.ruling {
 		rows = append(rows, th.Key.Render("4/tab")+strings.Repeat(" ", keyW-5)+th.Dim.Render("note ")+m.note.View())
 	} else {
 		add("4/tab", "deny with a note", th.Text.Render)
@@ -169,14 +165,29 @@ func (m *Model) optionRows(r Request, cw int) []string {
 func (m *Model) hintRow(cw int, scrollable bool) string {
 	th := m.th
 	switch {
+	case m.ruling && m.noteMissing:
+		return th.WarnText.Render(textutil.Shorten("type a rule first, as TOOL(GLOB) · esc back to the options", cw))
+	case m.ruling:
+		return th.Faint.Render(textutil.Shorten("enter allows this call and what the rule covers for the run · esc back", cw))
 	case m.noting && m.noteMissing:
 		return th.WarnText.Render(textutil.Shorten("type a note first · esc back to the options", cw))
 	case m.noting:
 		return th.Faint.Render(textutil.Shorten("enter sends the note to the model · esc back to the options", cw))
-	case scrollable:
-		return th.Faint.Render(textutil.Shorten("1–4 choose · ↑↓ pgup pgdn home end scroll", cw))
 	}
-	return th.Faint.Render(textutil.Shorten("1–4 choose", cw))
+	keys := "1–4 choose"
+	if head, ok := m.Head(); ok && head.SuggestRule != "" {
+		keys += " · e edit the rule"
+	}
+	if head, ok := m.Head(); ok && head.Diff != "" {
+		keys += " · f fullscreen"
+		if m.renderSplit != nil {
+			keys += " · t split"
+		}
+	}
+	if scrollable {
+		keys += " · ↑↓ pgup pgdn scroll"
+	}
+	return th.Faint.Render(textutil.Shorten(keys, cw))
 }
 
 // body is the head's diff or command, one styled row per screen line.
@@ -186,7 +197,7 @@ func (m *Model) body() []string {
 	}
 	head := m.queue[0]
 	cw := m.contentWidth()
-	if m.cache.id == head.ID && m.cache.width == cw && m.cache.lines != nil {
+	if m.cache.id == head.ID && m.cache.width == cw && m.cache.split == m.split && m.cache.lines != nil {
 		return m.cache.lines
 	}
 	var lines []string
@@ -202,7 +213,7 @@ func (m *Model) body() []string {
 	if len(lines) == 0 {
 		lines = []string{""}
 	}
-	m.cache = bodyCache{id: head.ID, width: cw, lines: lines}
+	m.cache = bodyCache{id: head.ID, width: cw, split: m.split, lines: lines}
 	return lines
 }
 
@@ -216,11 +227,8 @@ func (m *Model) commandLines(r Request, cw int) []string {
 		}
 		lines = append(lines, p+th.Text.Bold(true).Render(l))
 	}
-	if args := m.argLines(r.Arguments, cw); len(args) > 0 {
-		lines = append(lines, "", th.Dim.Render("arguments"))
-		lines = append(lines, args...)
-	}
-	return lines
+	// the command once: the other arguments, not the JSON that repeats it
+	return append(lines, m.extraArgLines(r.Arguments, cw)...)
 }
 
 // argLines is the call's JSON arguments, indented, every byte shown.
@@ -243,8 +251,12 @@ func (m *Model) argLines(args string, cw int) []string {
 // diffLines renders the diff with the root's renderer, or plainly: +/- lines
 // in the theme's colours, long lines wrapped so nothing is hidden.
 func (m *Model) diffLines(diff string, cw int) []string {
-	if m.renderDiff != nil {
-		out := m.renderDiff(diff, cw, max(1, m.height))
+	render := m.renderDiff
+	if m.split && m.renderSplit != nil {
+		render = m.renderSplit
+	}
+	if render != nil {
+		out := render(diff, cw, max(1, m.height))
 		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 		for i, l := range lines {
 			if ansi.StringWidth(l) > cw {

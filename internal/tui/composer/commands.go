@@ -14,6 +14,7 @@ const (
 	CmdHelp        CommandName = "help"
 	CmdContext     CommandName = "context"
 	CmdCheckpoints CommandName = "checkpoints"
+	CmdRewind      CommandName = "rewind"
 	CmdDiff        CommandName = "diff"
 	CmdStatus      CommandName = "status"
 	CmdModel       CommandName = "model"
@@ -43,7 +44,8 @@ func DefaultCommands() []Command {
 		{Name: CmdHelp, Help: "keys and commands"},
 		{Name: CmdContext, Help: "what the last request sent, layer by layer, and what was cut"},
 		{Name: CmdCompact, Help: "compact the context now: older rounds summarised, old tool outputs masked"},
-		{Name: CmdCheckpoints, Aliases: []string{"rewind"}, Help: "checkpoints: preview the diff, roll back code or conversation"},
+		{Name: CmdRewind, Help: "rewind code, conversation or both to just before one of your messages (esc esc)"},
+		{Name: CmdCheckpoints, Help: "checkpoints: preview the diff, roll back code or conversation"},
 		{Name: CmdDiff, Help: "the run's changes so far"},
 		{Name: CmdStatus, Help: "model, approval mode, tokens, context use, run id"},
 		{Name: CmdModel, Args: "[NAME]", Help: "list the provider's models, or switch to NAME (the next request uses it)"},
@@ -58,7 +60,7 @@ func DefaultCommands() []Command {
 }
 
 // Slash is a slash command the person submitted: its canonical name (an
-// alias is resolved: "/rewind" gives CmdCheckpoints), the name as typed,
+// alias is resolved: "/exit" gives CmdQuit), the name as typed,
 // and the rest of the text, trimmed.
 type Slash struct {
 	Name  CommandName

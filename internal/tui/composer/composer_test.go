@@ -329,8 +329,8 @@ func TestSlashCompletion(t *testing.T) {
 	}
 
 	// tab accepts too; an alias resolves; args are kept.
-	d.typ("/rew").press("tab").typ("3").press("enter")
-	if s := d.lastSubmit(); s.Command == nil || s.Command.Name != CmdCheckpoints || s.Command.Typed != "rewind" || s.Command.Args != "3" {
+	d.typ("/exi").press("tab").typ("3").press("enter")
+	if s := d.lastSubmit(); s.Command == nil || s.Command.Name != CmdQuit || s.Command.Typed != "exit" || s.Command.Args != "3" {
 		t.Fatalf("submitted %+v", s.Command)
 	}
 

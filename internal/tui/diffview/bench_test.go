@@ -91,7 +91,7 @@ func BenchmarkHunkJump(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
 			m := benchView(b, n, theme.New(true, false), Unified)
-			frames(b, m, "n", true)
+			frames(b, m, "]", true)
 		})
 	}
 }

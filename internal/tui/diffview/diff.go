@@ -3,7 +3,8 @@
 // in a unified or a side-by-side layout, with line numbers, hunk headers,
 // hunk jumps, scrolling, a compact form for tool cards and a fullscreen
 // flag its parent lays out. Code lines are highlighted with chroma by file
-// extension on top of the theme's add and delete colours; only the visible
+// extension on top of the theme's add and delete colours, and the words
+// that changed within a replaced line a deeper shade (words.go); only the visible
 // window is rendered and every rendered row is cached per width and layout,
 // so a frame costs the same in a 10,000-line diff as in a 2,000-line one,
 // and a frame spends at most a few milliseconds in chroma (HighlightMsg
@@ -42,7 +43,7 @@
 //	approve.New(approve.Options{Theme: th, RenderDiff: r.Render})
 //
 // The checkpoint preview, interactive: a Model sized by its parent and fed
-// its messages (keys t split/unified, f fullscreen, n/] and p/[ hunks,
+// its messages (keys t split/unified, f fullscreen, ] and [ hunks,
 // up/down/j/k, pgup/pgdown, ctrl+u/ctrl+d, home/end/g/G; the mouse wheel;
 // HighlightMsg), whose View is exactly the size set. The f key only sends
 // FullscreenMsg: the parent lays the view out again and calls SetSize.

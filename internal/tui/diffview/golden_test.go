@@ -1,7 +1,6 @@
 package diffview
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"agent/internal/tui/theme"
+	"agent/internal/tui/tuitest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // goldenWidths are the widths the acceptance asks for.
 var goldenWidths = []int{40, 80, 120, 200}
@@ -40,7 +38,7 @@ func screen(view string) string {
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name+".golden")
-	if *update {
+	if tuitest.Updating() { // -update rewrites the golden files under testdata/golden
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"sync"
 
+	"charm.land/lipgloss/v2"
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"agent/internal/tui/theme"
@@ -227,6 +229,8 @@ type palette struct {
 	color bool
 	code  [numKinds][numClasses]string // highlighted code on each kind of line
 	flat  [numKinds]string             // code without highlighting
+	emph  [numKinds][numClasses]string // a changed word, highlighted
+	eflat [numKinds]string             // a changed word without highlighting
 	num   [numKinds]string             // line numbers
 	mark  [numKinds]string             // the "+" / "-" marker
 	pad   [numKinds]string             // padding (the line's background)
@@ -242,8 +246,21 @@ func newPalette(t *theme.Theme) palette {
 	}
 	p := palette{color: true}
 	bgs := [numKinds]color.Color{nil, t.AddBg, t.DelBg}
+	wordBgs := [numKinds]color.Color{nil, t.AddWordBg, t.DelWordBg}
 	kindFg := [numKinds]color.Color{t.Fg, t.AddFg, t.DelFg}
 	classFg := [numClasses]color.Color{t.Fg, t.Accent, t.Info, t.Info, t.OK, t.Warn, t.Subtle}
+	codeFg := func(k int, c tokClass) color.Color { return classFg[c] }
+	if t.Profile == colorprofile.ANSI {
+		// on the 16 colours' green and red backgrounds only black reads
+		black := lipgloss.Color("0")
+		kindFg[kAdd], kindFg[kDel] = black, black
+		codeFg = func(k int, c tokClass) color.Color {
+			if k != kCtx {
+				return black
+			}
+			return classFg[c]
+		}
+	}
 	sgr := func(fg, bg color.Color, bold bool) string {
 		var s ansi.Style
 		if bold {
@@ -262,9 +279,17 @@ func newPalette(t *theme.Theme) palette {
 	}
 	for k := range numKinds {
 		for c := range numClasses {
-			p.code[k][c] = sgr(classFg[c], bgs[k], false)
+			p.code[k][c] = sgr(codeFg(k, c), bgs[k], false)
+			p.emph[k][c] = p.code[k][c]
+			if wordBgs[k] != nil {
+				p.emph[k][c] = sgr(codeFg(k, c), wordBgs[k], true)
+			}
 		}
 		p.flat[k] = sgr(kindFg[k], bgs[k], false)
+		p.eflat[k] = p.flat[k]
+		if wordBgs[k] != nil {
+			p.eflat[k] = sgr(kindFg[k], wordBgs[k], true)
+		}
 		p.num[k] = sgr(t.Subtle, bgs[k], false)
 		p.mark[k] = sgr(kindFg[k], bgs[k], k != kCtx)
 		p.pad[k] = sgr(nil, bgs[k], false)

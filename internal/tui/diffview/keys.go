@@ -2,8 +2,10 @@ package diffview
 
 import "charm.land/bubbles/v2/key"
 
-// KeyMap is the keys the diff view answers. A parent that uses some of them
-// itself (the approval prompt's "n" denies) passes a KeyMap without them.
+// KeyMap is the keys the diff view answers. No letter of the approval
+// prompt's (y a n) is among them, so no key decides a call in one place and
+// moves a view in another; a parent that uses one of them itself passes a
+// KeyMap without it.
 type KeyMap struct {
 	Up, Down           key.Binding
 	PageUp, PageDown   key.Binding
@@ -15,7 +17,7 @@ type KeyMap struct {
 }
 
 // DefaultKeyMap is up/down/j/k, pgup/pgdown, ctrl+u/ctrl+d, home/end/g/G,
-// n/p and ]/[ for hunks, t for split and f for fullscreen.
+// ] and [ for hunks, t for split and f for fullscreen.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
@@ -26,8 +28,8 @@ func DefaultKeyMap() KeyMap {
 		HalfDown:    key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
 		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
 		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom")),
-		NextHunk:    key.NewBinding(key.WithKeys("n", "]"), key.WithHelp("n/]", "next hunk")),
-		PrevHunk:    key.NewBinding(key.WithKeys("p", "["), key.WithHelp("p/[", "previous hunk")),
+		NextHunk:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next hunk")),
+		PrevHunk:    key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous hunk")),
 		ToggleSplit: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "split/unified")),
 		Fullscreen:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fullscreen")),
 	}

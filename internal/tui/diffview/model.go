@@ -76,7 +76,8 @@ type Model struct {
 	lexers    []chroma.Lexer
 	lexerDone []bool
 	disp      map[int32]*dispLine
-	budget    budget // the highlighting of the current frame
+	pair      map[int32]int32 // a removed line and the added line replacing it (words.go)
+	budget    budget          // the highlighting of the current frame
 
 	unified layout
 	split   *layout // built on first use
@@ -165,6 +166,7 @@ func (m *Model) rebuild() {
 	}
 	m.lexers = make([]chroma.Lexer, len(m.diff.Files))
 	m.lexerDone = make([]bool, len(m.diff.Files))
+	m.pairLines()
 	m.unified = m.buildUnified()
 	m.split = nil
 	m.resetCache()

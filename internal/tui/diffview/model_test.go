@@ -72,10 +72,7 @@ func TestHunkJumpsLandOnHeaders(t *testing.T) {
 			m := mixed(t, Options{Mode: mode})
 			m.SetSize(120, 8)
 			for i, h := range headers {
-				key := "n"
-				if i == 1 {
-					key = "]"
-				}
+				key := "]"
 				send(t, m, key)
 				if got := lines(m)[0]; got != h {
 					t.Fatalf("after %s the top line is %q, want %q", key, got, h)
@@ -84,16 +81,16 @@ func TestHunkJumpsLandOnHeaders(t *testing.T) {
 					t.Errorf("after jump %d Hunk() = %d", i+1, cur)
 				}
 			}
-			send(t, m, "p")
+			send(t, m, "[")
 			if got := lines(m)[0]; got != headers[1] {
-				t.Fatalf("p: top line %q, want %q", got, headers[1])
+				t.Fatalf("[: top line %q, want %q", got, headers[1])
 			}
 			send(t, m, "[")
 			if got := lines(m)[0]; got != headers[0] {
 				t.Fatalf("[: top line %q, want %q", got, headers[0])
 			}
 			// Scrolling into a hunk then p goes to that hunk's header.
-			send(t, m, "n", "j", "j", "p")
+			send(t, m, "]", "j", "j", "[")
 			if got := lines(m)[0]; got != headers[1] {
 				t.Fatalf("j j p: top line %q, want %q", got, headers[1])
 			}
@@ -249,7 +246,7 @@ func TestToggleKeepsThePlace(t *testing.T) {
 	patch, _ := genPatch(600)
 	m := New(patch, Options{})
 	m.SetSize(160, 20)
-	send(t, m, "n", "n", "n", "n", "j", "j", "j", "j", "j") // into the 4th hunk's changes
+	send(t, m, "]", "]", "]", "]", "j", "j", "j", "j", "j") // into the 4th hunk's changes
 	top := lines(m)[0]
 	num := strings.Fields(top)[0]
 	send(t, m, "t")

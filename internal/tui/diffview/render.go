@@ -15,6 +15,7 @@ type dispLine struct {
 	text  string
 	width int
 	spans []span // nil: not highlighted
+	emph  []rng  // the words changed against the paired line
 }
 
 // minCode is the fewest code columns a side of the split view needs.
@@ -44,6 +45,9 @@ func (m *Model) display(li int32) *dispLine {
 		text += "␍"
 	}
 	d := &dispLine{text: text, width: width(text)}
+	if m.pal.color && (l.Kind == LineAdd || l.Kind == LineDel) {
+		d.emph = m.emphOf(li, text)
+	}
 	if m.pal.color && l.Kind != LineNote {
 		if lex := m.lexerOf(m.lineFile[li]); lex != nil {
 			ok, final := m.budget.allow()
@@ -227,29 +231,35 @@ func (m *Model) writeCode(p *painter, li int32, k, w int) {
 	if spans == nil {
 		spans = []span{{class: classText, text: d.text}}
 	}
-	style := func(c tokClass) string {
-		if d.spans == nil {
+	style := func(s seg) string {
+		switch {
+		case d.spans == nil && s.emph:
+			return m.pal.eflat[k]
+		case d.spans == nil:
 			return m.pal.flat[k]
+		case s.emph:
+			return m.pal.emph[k][s.class]
 		}
-		return m.pal.code[k][c]
+		return m.pal.code[k][s.class]
 	}
+	segs := splitEmph(spans, d.emph)
 	used := 0
 	if d.width <= w {
-		for _, s := range spans {
-			p.text(style(s.class), s.text)
+		for _, s := range segs {
+			p.text(style(s), s.text)
 		}
 		used = d.width
 	} else {
 		budget := w - 1
-		for _, s := range spans {
+		for _, s := range segs {
 			sw := width(s.text)
 			if used+sw <= budget {
-				p.text(style(s.class), s.text)
+				p.text(style(s), s.text)
 				used += sw
 				continue
 			}
 			t := ansi.Truncate(s.text, budget-used, "")
-			p.text(style(s.class), t)
+			p.text(style(s), t)
 			used += ansi.StringWidth(t)
 			break
 		}

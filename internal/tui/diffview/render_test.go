@@ -20,7 +20,7 @@ func everyState(t *testing.T, th *theme.Theme) string {
 		m := mixed(t, Options{Theme: th})
 		m.SetSize(w, 12)
 		all.WriteString(m.View())
-		send(t, m, "n")
+		send(t, m, "]")
 		all.WriteString(m.View())
 		send(t, m, "t", "G")
 		all.WriteString(m.View())
@@ -149,7 +149,7 @@ func TestEveryWidthIsExact(t *testing.T) {
 			for _, mode := range []Mode{Unified, Split} {
 				m.SetMode(mode)
 				m.SetSize(w, 15)
-				send(t, m, "n")
+				send(t, m, "]")
 				assertWidths(t, m.View(), w)
 			}
 		}
@@ -185,7 +185,7 @@ func TestEmptyDiff(t *testing.T) {
 	if got := lines(m); len(got) != 1 || got[0] != "no changes" {
 		t.Errorf("an empty diff shows %q", got)
 	}
-	_, _ = m.Update(press("n"))
+	_, _ = m.Update(press("]"))
 	_, _ = m.Update(press("t"))
 	m.View()
 }

@@ -107,7 +107,7 @@ func TestReplayScroll2000(t *testing.T) {
 				t.Fatalf("%d hunks, want %d", total, hunks)
 			}
 			var heads []string
-			for _, k := range []string{"n", "]", "n"} {
+			for _, k := range []string{"]", "]", "]"} {
 				f := step(k)
 				if !strings.HasPrefix(f.body[0], "@@ -") || !strings.Contains(f.foot, "hunk ") {
 					t.Fatalf("%s: the top is %q, the status line %q", k, f.body[0], f.foot)
@@ -115,9 +115,9 @@ func TestReplayScroll2000(t *testing.T) {
 				heads = append(heads, f.body[0])
 			}
 			if heads[0] == heads[1] || heads[1] == heads[2] {
-				t.Fatalf("n/]/n did not move on: %q", heads)
+				t.Fatalf("] did not move on: %q", heads)
 			}
-			for i, k := range []string{"p", "["} {
+			for i, k := range []string{"[", "["} {
 				if f := step(k); f.body[0] != heads[1-i] {
 					t.Fatalf("%s: the top is %q, want %q", k, f.body[0], heads[1-i])
 				}
@@ -148,17 +148,17 @@ func TestReplayScroll2000(t *testing.T) {
 				if i > 5 {
 					t.Fatalf("n at the end never reached the last hunk: %q", f.foot)
 				}
-				f = step("n")
+				f = step("]")
 				if f.body[h-2] != end {
 					t.Fatalf("n at the end moved the view to %d–%d", f.from, f.to)
 				}
 			}
-			if g := step("n"); !strings.Contains(g.foot, want) || g.body[h-2] != end {
+			if g := step("]"); !strings.Contains(g.foot, want) || g.body[h-2] != end {
 				t.Fatalf("n past the last hunk: %q", g.foot)
 			}
 			// p from the end goes up to the header of the hunk at the top.
 			f = step("end")
-			g := step("p")
+			g := step("[")
 			if !strings.HasPrefix(g.body[0], "@@ -") || g.from >= f.from || g.from < f.from-11 {
 				t.Fatalf("p from the end (top row %d): the top is %q at row %d", f.from, g.body[0], g.from)
 			}

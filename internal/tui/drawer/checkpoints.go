@@ -38,8 +38,8 @@ type Checkpoint struct {
 	Time           time.Time // shown in its own location: pass local times
 }
 
-// PreviewMsg asks the root for the diff from checkpoint ID to now; it
-// answers with SetPreview.
+// PreviewMsg asks the root for what rolling back to checkpoint ID would
+// change (the diff from now back to it); it answers with SetPreview.
 type PreviewMsg struct{ ID string }
 
 // RollbackMsg asks the root to roll back to checkpoint ID, after the person
@@ -72,8 +72,8 @@ func (t target) words() string {
 	return ""
 }
 
-// CheckpointDrawer lists the run's checkpoints, previews the diff from one
-// to now, and rolls back to one after a "y".
+// CheckpointDrawer lists the run's checkpoints, previews what rolling back
+// to one would change, and rolls back to one after a "y".
 type CheckpointDrawer struct {
 	th         *theme.Theme
 	renderDiff DiffRenderer
@@ -373,7 +373,11 @@ func (d *CheckpointDrawer) entry(c Checkpoint, selected bool, cw int) []string {
 	if c.CallID != "" && c.Kind != KindRollback {
 		left += " · " + termtext.OneLine(c.CallID)
 	}
-	right := th.Add.Render(fmt.Sprintf("+%d", c.Added)) + " " + th.Del.Render(fmt.Sprintf("−%d", c.Removed))
+	var right string
+	if c.Added > 0 || c.Removed > 0 {
+		// a checkpoint without a patch of its own (before a call) has no counts
+		right = th.Add.Render(fmt.Sprintf("+%d", c.Added)) + " " + th.Del.Render(fmt.Sprintf("−%d", c.Removed))
+	}
 	if !c.Time.IsZero() && cw >= 50 {
 		right += "  " + th.Dim.Render(c.Time.Format("15:04:05"))
 	}
@@ -495,7 +499,12 @@ func (d *CheckpointDrawer) View() string {
 		}
 		lines := d.previewLines()
 		shown, off := window(lines, d.previewOff, d.previewRows())
-		label := fmt.Sprintf("diff from step %d · %s to now", c.Step, name(c))
+		// the preview is what the rollback would do: from the files now
+		// back to the checkpoint's
+		label := fmt.Sprintf("rolling back to step %d · %s changes", c.Step, name(c))
+		if c.Kind == KindRollback {
+			label = "undoing the rollback changes"
+		}
 		if len(shown) < len(lines) {
 			label += fmt.Sprintf(" · lines %d–%d of %d", off+1, off+len(shown), len(lines))
 		}

@@ -151,7 +151,7 @@ func TestPreviewFlow(t *testing.T) {
 		t.Fatal("a preview of another checkpoint was shown")
 	}
 	d.SetPreview(cps[1].ID, previewDiff)
-	if v := ansi.Strip(d.View()); !strings.Contains(v, "+Trims the name first.") || !strings.Contains(v, "diff from step 5 · after edit_file to now") {
+	if v := ansi.Strip(d.View()); !strings.Contains(v, "+Trims the name first.") || !strings.Contains(v, "rolling back to step 5 · after edit_file changes") {
 		t.Fatalf("the preview is not shown:\n%s", v)
 	}
 	// Moving with a preview open previews the new selection.
@@ -164,7 +164,7 @@ func TestPreviewFlow(t *testing.T) {
 		t.Fatalf("an empty diff is not explained:\n%s", v)
 	}
 	// p again hides it; enter shows it.
-	if _, cmd := d.Update(tuitest.Key("p")); cmd != nil || strings.Contains(ansi.Strip(d.View()), "diff from") {
+	if _, cmd := d.Update(tuitest.Key("p")); cmd != nil || strings.Contains(ansi.Strip(d.View()), "rolling back to step") {
 		t.Fatal("p did not hide the preview")
 	}
 	if _, cmd := d.Update(tuitest.Key("enter")); len(tuitest.Msgs(cmd)) != 1 {
@@ -174,7 +174,7 @@ func TestPreviewFlow(t *testing.T) {
 	d.SetPreview(cps[2].ID, previewDiff)
 	d.Update(tuitest.Key("c"))
 	d.Update(tuitest.Key("y"))
-	if strings.Contains(ansi.Strip(d.View()), "diff from") {
+	if strings.Contains(ansi.Strip(d.View()), "rolling back to step") {
 		t.Fatal("the preview stayed open after the rollback")
 	}
 }

@@ -55,26 +55,31 @@ func DefaultSections() []Section {
 			{"↑ ↓", "earlier messages (in the composer)"},
 			{"shift+tab", "next approval mode (/mode, /model switch by name)"},
 			{"esc", "interrupt the current step; the run stays resumable"},
+			{"esc esc · /rewind", "rewind code, conversation or both to before one of your messages"},
 			{"ctrl+c ctrl+c", "quit; the last line says how to resume"},
 			{"?", "this help"},
 		}},
 		{Title: "View", Bindings: []Binding{
 			{"pgup pgdn home end", "scroll the transcript"},
-			{"ctrl+o", "expand or collapse a tool card"},
+			{"alt+↑ alt+↓", "focus the previous or next tool card"},
+			{"ctrl+o", "expand or collapse the focused (else the last) tool card"},
 			{"ctrl+x c", "context drawer: the last request's layers and cuts"},
-			{"ctrl+x k · esc esc", "checkpoints: preview, roll back, undo"},
+			{"ctrl+x k", "every call's checkpoints: preview, roll back, undo"},
 			{"ctrl+x m", "mouse capture on or off (off: the terminal selects text)"},
 		}},
-		{Title: "Diff view", Bindings: []Binding{
+		{Title: "Diff view (/diff, f in the approval prompt)", Bindings: []Binding{
 			{"t", "unified or split"},
 			{"f", "fullscreen"},
-			{"n p", "next or previous hunk"},
+			{"] [", "next or previous hunk"},
 		}},
 		{Title: "Approval prompt", Bindings: []Binding{
 			{"1 y", "allow once"},
-			{"2 a", "allow for this run (the label names scope and expiry)"},
+			{"2 a", "allow for this run (the label names the rule it adds and its expiry)"},
 			{"3 n esc", "deny"},
 			{"4 tab", "deny with a note to the model"},
+			{"e", "edit the rule allow for this run adds (offered broader: go test *)"},
+			{"f", "the diff fullscreen (esc back to the prompt)"},
+			{"t", "the diff side by side or unified"},
 		}},
 	}
 }

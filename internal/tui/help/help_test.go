@@ -53,10 +53,10 @@ func TestGolden(t *testing.T) {
 func TestListsTheKeysAndCommands(t *testing.T) {
 	v := ansi.Strip(open(nil, 200, 0).View())
 	for _, want := range []string{
-		"esc", "interrupt the current step", "ctrl+c ctrl+c", "quit", "ctrl+o", "expand or collapse a tool card",
-		"ctrl+x c", "context drawer", "ctrl+x k · esc esc", "checkpoints", "ctrl+x m", "mouse capture",
+		"esc", "interrupt the current step", "ctrl+c ctrl+c", "quit", "ctrl+o", "expand or collapse the focused", "alt+↑ alt+↓", "esc esc · /rewind", "rewind code, conversation or both",
+		"ctrl+x c", "context drawer", "ctrl+x k", "checkpoints", "ctrl+x m", "mouse capture",
 		"?", "this help", "pgup pgdn home end", "shift+enter ctrl+j alt+enter",
-		"t", "unified or split", "f", "fullscreen", "n p", "next or previous hunk",
+		"t", "unified or split", "f", "fullscreen", "] [", "next or previous hunk",
 		"1 y", "allow once", "2 a", "allow for this run", "3 n esc", "deny", "4 tab", "deny with a note",
 	} {
 		if !strings.Contains(v, want) {

@@ -2,6 +2,9 @@
 // palette for a dark terminal background and one for a light one, and a
 // plain variant for NO_COLOR (styles keep bold, reverse and underline but
 // set no colour). Every status has a glyph, so no meaning depends on colour.
+// The diff backgrounds (lines and changed words) are chosen per colour
+// profile (NewFor), so added and removed lines stay apart in 256 and 16
+// colours too.
 //
 // It must not render anything but styles: components take a *Theme.
 package theme
@@ -11,6 +14,7 @@ import (
 	"os"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // Theme is the palette and styles of one terminal.
@@ -22,6 +26,12 @@ type Theme struct {
 	OK, Error, Warn, Info             color.Color
 	AddFg, DelFg, AddBg, DelBg, Hunk  color.Color
 	SelBg                             color.Color
+	// AddWordBg and DelWordBg mark the words that changed within a changed
+	// line (a deeper shade of AddBg and DelBg).
+	AddWordBg, DelWordBg color.Color
+	// Profile is the terminal's colour profile the diff colours were
+	// chosen for (TrueColor for New).
+	Profile colorprofile.Profile
 
 	Text, Dim, Faint, Title, Key, Selected lipgloss.Style
 	OKText, ErrorText, WarnText, InfoText  lipgloss.Style
@@ -45,11 +55,18 @@ const (
 // value ("1", "yes", "true"), as https://no-color.org says.
 func NoColorEnv() bool { return os.Getenv("NO_COLOR") != "" }
 
-// New returns the theme for a dark or light background, or the plain one.
-func New(dark, noColor bool) *Theme {
+// New returns the theme for a dark or light background, or the plain one,
+// for a terminal of 16 million colours.
+func New(dark, noColor bool) *Theme { return NewFor(dark, noColor, colorprofile.TrueColor) }
+
+// NewFor returns the theme for a terminal of profile p: the added and the
+// removed lines get backgrounds that stay apart in its palette (under 256
+// colours two subtle truecolor shades would fall on the same grey, under
+// 16 on black), the changed words a deeper shade of each.
+func NewFor(dark, noColor bool, p colorprofile.Profile) *Theme {
 	ld := lipgloss.LightDark(dark)
 	t := &Theme{
-		Dark: dark, NoColor: noColor,
+		Dark: dark, NoColor: noColor, Profile: p,
 		Fg:     ld(lipgloss.Color("#1f2328"), lipgloss.Color("#e6edf3")),
 		Muted:  ld(lipgloss.Color("#57606a"), lipgloss.Color("#8b949e")),
 		Subtle: ld(lipgloss.Color("#8c959f"), lipgloss.Color("#6e7681")),
@@ -65,6 +82,19 @@ func New(dark, noColor bool) *Theme {
 		DelBg:  ld(lipgloss.Color("#ffebe9"), lipgloss.Color("#25171c")),
 		Hunk:   ld(lipgloss.Color("#0969da"), lipgloss.Color("#79c0ff")),
 		SelBg:  ld(lipgloss.Color("#ddf4ff"), lipgloss.Color("#1f2d3d")),
+
+		AddWordBg: ld(lipgloss.Color("#aceebb"), lipgloss.Color("#1f6f3f")),
+		DelWordBg: ld(lipgloss.Color("#ffcecb"), lipgloss.Color("#7d2a36")),
+	}
+	switch p {
+	case colorprofile.ANSI256:
+		t.AddBg, t.DelBg = ld(lipgloss.Color("194"), lipgloss.Color("22")), ld(lipgloss.Color("224"), lipgloss.Color("52"))
+		t.AddWordBg, t.DelWordBg = ld(lipgloss.Color("157"), lipgloss.Color("28")), ld(lipgloss.Color("217"), lipgloss.Color("88"))
+	case colorprofile.ANSI:
+		// green and red backgrounds (the diff writes black on them), the
+		// changed words on the bright ones
+		t.AddBg, t.DelBg = lipgloss.Color("2"), lipgloss.Color("1")
+		t.AddWordBg, t.DelWordBg = lipgloss.Color("10"), lipgloss.Color("9")
 	}
 	fg := func(c color.Color) lipgloss.Style {
 		if noColor {

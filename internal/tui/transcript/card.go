@@ -67,6 +67,9 @@ type CardData struct {
 	// Live is the latest output of a command still running (redacted; its
 	// last LiveLines lines show under the header until the result comes).
 	Live string
+	// Allowed names the rule or the run grant that allowed the call without
+	// asking ("grant run_command(go test ./...)"); "" when none did.
+	Allowed string
 }
 
 // ExitCode returns a pointer to n, for CardData.Exit.
@@ -164,6 +167,9 @@ func (c *ToolCard) Render(ctx Context) []string {
 	th, w := ctx.Theme, ctx.Width
 	lines := []string{c.header(th, w)}
 	bodyW := max(w-4, 1)
+	if c.d.Allowed != "" {
+		lines = append(lines, "  "+th.Faint.Render(ansi.Truncate("allowed by "+termtext.OneLine(c.d.Allowed), bodyW+2, "…")))
+	}
 	if c.d.Diff != "" {
 		diff := c.diffLines(ctx, max(w-2, 1))
 		limit := collapsedDiff

@@ -49,6 +49,8 @@ type Item interface {
 // DefaultKeyMap. It satisfies bubbles' help.KeyMap.
 type KeyMap struct {
 	PageUp, PageDown, Home, End, Toggle key.Binding
+	// Prev and Next move the focus to the previous or next tool card.
+	Prev, Next key.Binding
 }
 
 // DefaultKeyMap: PgUp/PgDn, Home/End, ctrl+o for the card.
@@ -58,7 +60,9 @@ func DefaultKeyMap() KeyMap {
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 		Home:     key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first message")),
 		End:      key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "latest")),
-		Toggle:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand/collapse tool card")),
+		Toggle:   key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand/collapse the focused tool card")),
+		Prev:     key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑", "focus the previous tool card")),
+		Next:     key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "focus the next tool card")),
 	}
 }
 
@@ -67,11 +71,11 @@ func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.PageUp, k.Pag
 
 // FullHelp is the keys for the help overlay.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.PageUp, k.PageDown, k.Home, k.End}, {k.Toggle}}
+	return [][]key.Binding{{k.PageUp, k.PageDown, k.Home, k.End}, {k.Prev, k.Next, k.Toggle}}
 }
 
 func (k KeyMap) all() []key.Binding {
-	return []key.Binding{k.PageUp, k.PageDown, k.Home, k.End, k.Toggle}
+	return []key.Binding{k.PageUp, k.PageDown, k.Home, k.End, k.Toggle, k.Prev, k.Next}
 }
 
 // Options configure a Model.
@@ -268,6 +272,10 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 			m.GotoTop()
 		case key.Matches(msg, m.keys.End):
 			m.GotoBottom()
+		case key.Matches(msg, m.keys.Prev):
+			m.FocusPrev()
+		case key.Matches(msg, m.keys.Next):
+			m.FocusNext()
 		case key.Matches(msg, m.keys.Toggle):
 			if c := m.toggleTarget(); c != nil {
 				c.SetExpanded(!c.Expanded())
@@ -369,5 +377,10 @@ func (m *Model) appendItemLines(out []string, i, off, n int) []string {
 	if off >= len(ls) || n <= 0 {
 		return out
 	}
-	return append(out, ls[off:min(len(ls), off+n)]...)
+	start := len(out)
+	out = append(out, ls[off:min(len(ls), off+n)]...)
+	if off == 0 && m.focusedHeader(i, 0) {
+		out[start] = m.ctx.Theme.Selected.Render(textFit(ansi.Strip(out[start]), m.width))
+	}
+	return out
 }

@@ -15,11 +15,15 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 )
 
 // update is the -update flag of every test binary that imports tuitest.
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// Updating reports whether -update asks the golden files to be rewritten.
+func Updating() bool { return *update }
 
 // Golden compares got with testdata/name.golden (or rewrites it).
 func Golden(t *testing.T, name, got string) {
@@ -115,3 +119,42 @@ func ColourEscapes(s string) []string {
 
 // Rows is the stripped view split into lines.
 func Rows(view string) []string { return strings.Split(ansi.Strip(view), "\n") }
+
+// Palettes are the colour profiles the colour goldens are taken in: what a
+// terminal with 16 million, 256 and 16 colours receives.
+var Palettes = []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI}
+
+// PaletteName names a profile in a golden file's name.
+func PaletteName(p colorprofile.Profile) string {
+	switch p {
+	case colorprofile.TrueColor:
+		return "truecolor"
+	case colorprofile.ANSI256:
+		return "256"
+	case colorprofile.ANSI:
+		return "16"
+	}
+	return "plain"
+}
+
+// InPalette is view as a terminal of profile p receives it: the program
+// downsamples every colour on its way out, as this does.
+func InPalette(view string, p colorprofile.Profile) string {
+	var b strings.Builder
+	w := &colorprofile.Writer{Forward: &b, Profile: p}
+	_, _ = w.WriteString(view)
+	return b.String()
+}
+
+// Escaped shows a view's escape sequences as text ("\e[1m"), so a golden
+// file with colour reads and diffs as text.
+func Escaped(view string) string { return strings.ReplaceAll(view, "\x1b", `\e`) + "\n" }
+
+// GoldenPalettes compares view, as each palette receives it, with
+// testdata/name-PALETTE.golden (escapes shown as \e).
+func GoldenPalettes(t *testing.T, name, view string) {
+	t.Helper()
+	for _, p := range Palettes {
+		Golden(t, name+"-"+PaletteName(p), Escaped(InPalette(view, p)))
+	}
+}
