@@ -27,6 +27,7 @@ type runJSON struct {
 
 func newRunsCmd() *cobra.Command {
 	var asJSON bool
+	var tree bool // STUB (issue 23): the fork helper's --tree replaces it
 	c := &cobra.Command{
 		Use:   "runs",
 		Short: "List runs: id, status, workspace, started, steps, tokens, prompt",
@@ -55,6 +56,9 @@ func newRunsCmd() *cobra.Command {
 				for _, r := range runs {
 					out = append(out, runJSON{r.ID, string(r.Status), r.Workspace, r.Started, r.Steps, r.TokensIn + r.TokensOut, firstLine(r.Prompt)})
 				}
+				if tree { // STUB (issue 23)
+					return printRunsTreeStub(cmd, h, out)
+				}
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
@@ -67,6 +71,7 @@ func newRunsCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON array")
+	c.Flags().BoolVar(&tree, "tree", false, "with --json: each run's parent_run, parent_call and children (STUB, issue 23)")
 	c.AddCommand(newRunsRmCmd(), newRunsPruneCmd())
 	return c
 }

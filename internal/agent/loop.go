@@ -45,6 +45,9 @@ type Runner struct {
 	// ToolEnv is handed to every tool call (copied per call, with the
 	// call's marker and start hook).
 	ToolEnv *tools.Env
+	// Subagents runs the children of task calls and applies a worker's
+	// changes (nil: task and apply_task_changes are tool errors).
+	Subagents Subagents
 }
 
 func (r *Runner) redact(s string) string {
@@ -124,7 +127,7 @@ func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.Check
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
 		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
-		Sandbox: r.ToolEnv.RunSandbox(),
+		Sandbox: r.ToolEnv.RunSandbox(), ParentRun: st.ParentRun, ParentCall: st.ParentCall,
 	}); err != nil {
 		return err
 	}
@@ -137,7 +140,7 @@ func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 	if st.Workspace == "" {
 		if err := r.record(ctx, st, &event.RunStartedData{
 			Workspace: r.ToolEnv.Workspace, Model: r.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
-			Sandbox: r.ToolEnv.RunSandbox(),
+			Sandbox: r.ToolEnv.RunSandbox(), ParentRun: st.ParentRun, ParentCall: st.ParentCall,
 		}); err != nil {
 			return err
 		}
@@ -423,6 +426,12 @@ func (r *Runner) runOpenCalls(ctx context.Context, st *State) (protocol.Outcome,
 		if err := ctx.Err(); err != nil {
 			return protocol.Outcome{Status: event.StatusInterrupted, Err: err}, true
 		}
+		if r.Subagents != nil && oc.Call.Name == tools.TaskName {
+			if out, stop := r.runTasks(ctx, st); stop {
+				return out, true
+			}
+			continue
+		}
 		out, stop := r.runCall(ctx, st, oc)
 		if stop {
 			return out, true
@@ -454,6 +463,9 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (protocol
 		dec, err := r.Approver.Approve(ctx, req)
 		if err == nil && dec.Verdict == protocol.Pending {
 			req.Diff, req.Reason = dec.Diff, dec.Reason
+			if c.Name == tools.ApplyTaskChangesName && r.Subagents != nil {
+				req.Diff = r.applyPreview(ctx, st, args)
+			}
 			var decided bool
 			dec, decided, err = r.askPerson(ctx, st, &req)
 			if err == nil && !decided {
@@ -582,7 +594,13 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 		// a journaled decision claims.
 		env.OutsideSandbox = escalated(oc.Approval)
 	}
-	res, err := tool.Run(ctx, env, args)
+	var res tools.Result
+	var err error
+	if c.Name == tools.ApplyTaskChangesName && r.Subagents != nil {
+		res, err = r.applyTask(ctx, st, args)
+	} else {
+		res, err = tool.Run(ctx, env, args)
+	}
 	if snap {
 		// The after-checkpoint is taken even when the call was interrupted:
 		// whatever it did is recorded before the result is.
@@ -655,7 +673,7 @@ func (r *Runner) processInfos(ps []proc.Info) []event.ProcessInfo {
 // touched returns the workspace-relative paths a call can change: the file
 // tool's path, or nil for a command (anything).
 func (r *Runner) touched(tool tools.Tool, c ToolCall) []string {
-	if tool.Risk() == event.RiskExec {
+	if tool.Risk() == event.RiskExec || c.Name == tools.ApplyTaskChangesName {
 		return nil
 	}
 	out := []string{}

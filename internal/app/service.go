@@ -51,6 +51,10 @@ type Service struct {
 	hub    hub
 	decide decisions
 	otel   *otlp.Live // the live trace export, when [otel] endpoint is set
+	// cbOpt are the context builder's options, for children's builders.
+	cbOpt contextbuild.Options
+	// subs is the state of task calls' children (subagents.go).
+	subs subagentState
 
 	mu       sync.Mutex
 	home     *Home
@@ -97,6 +101,12 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec,
 		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval != event.ApprovalReadOnly && sb.Active()}
 	reg := tools.Default()
+	if set.Subagents.MaxDepth >= 1 {
+		if err := reg.Add(tools.Task{}, tools.ApplyTaskChanges{}); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
 	rm := &repoMapper{root: set.Workspace, store: st, warn: warn, red: red}
 	s.repoMap = rm
 	cbOpt := contextbuild.Options{
@@ -110,6 +120,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	if set.ModelSummary {
 		cbOpt.Summarizer = providerSummarizer{prov}
 	}
+	s.cbOpt = cbOpt
 	// The tool specs, MCP servers' included, are known once the servers have
 	// started: the builder is made then (toolbox.ensure), from the registry.
 	s.tools = &toolbox{reg: reg, mcp: newMCP(set, red, cmdEnv, sb, warn), newBuilder: func(specs []agent.ToolSpec) (*contextbuild.Builder, error) {
@@ -150,6 +161,9 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	s.decide.hub = &s.hub
 	if opt.Decides {
 		s.runner.Decider = &s.decide
+	}
+	if set.Subagents.MaxDepth >= 1 {
+		s.runner.Subagents = &subagents{s: s, runner: s.runner}
 	}
 	env.Hidden = func(rel string) bool {
 		for _, p := range s.activePolicies() {

@@ -74,6 +74,8 @@ type Settings struct {
 	// MCPServers are the configured MCP servers (started at the first
 	// request of a run).
 	MCPServers []config.MCPServer
+	// Subagents are the limits of task calls' children ([subagents]).
+	Subagents config.Subagents
 }
 
 // Prior is what a continued run started with.
@@ -122,7 +124,7 @@ func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL, OTelEndpoint: cfg.OTelEndpoint, OTelContent: cfg.OTelContent,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
 		Sandbox: cfg.Sandbox, SandboxSource: cfg.Origin["sandbox.mode"],
-		MCPServers: cfg.MCPServers,
+		MCPServers: cfg.MCPServers, Subagents: cfg.Subagents,
 	}
 	if cfg.Origin["context.window"] == config.FromDefault {
 		s.Window = 0

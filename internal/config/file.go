@@ -58,15 +58,17 @@ type fileData struct {
 		Endpoint any `toml:"endpoint"`
 		Content  any `toml:"content"`
 	} `toml:"otel"`
+	// Subagents is read by fillSubagents (subagents.go).
+	Subagents any `toml:"subagents"`
 }
 
 // knownKeys lists every key a file may set, as dotted paths.
 var knownKeys = []string{"model", "provider", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
 	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow", "mcp.servers",
-	"otel.endpoint", "otel.content"}
+	"otel.endpoint", "otel.content", "subagents.max_parallel", "subagents.max_depth", "subagents.budget_share"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel", "subagents"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -91,6 +93,7 @@ type layer struct {
 	mcp             []mcpLayer
 	otelEndpoint    *string
 	otelContent     *bool
+	subagents       subagentsLayer
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -257,6 +260,9 @@ func (l *layer) fill(fd *fileData) error {
 		return err
 	}
 	if err := l.fillOTel(fd); err != nil {
+		return err
+	}
+	if err := l.fillSubagents(fd.Subagents); err != nil {
 		return err
 	}
 	return l.parseMCP(fd.MCP)

@@ -504,6 +504,8 @@ func NewPayload(t Type) (Payload, error) {
 		return &ModeChangedData{}, nil
 	case ModelChanged:
 		return &ModelChangedData{}, nil
+	case TaskStarted:
+		return &TaskStartedData{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }

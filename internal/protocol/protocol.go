@@ -39,6 +39,10 @@ type ApprovalRequest struct {
 	// when it would end (empty for an escalation).
 	Grant        string
 	GrantExpires time.Time
+	// Subagent is the description of the child run (a task call's) whose
+	// call this is, and ChildRun its id; empty for the run's own calls.
+	// A child's call is decided on its parent (RunID is the parent's).
+	Subagent, ChildRun string
 }
 
 // Verdict is a decision's answer. Pending is not an answer: nobody has
