@@ -77,6 +77,11 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 	if len(missing) > 0 {
 		return &UsageError{Err: &unknownRunsError{errs: missing}}
 	}
+	// A parent goes with its subagents (subagents_rm.go), children first.
+	runs, err := withTaskChildren(ctx, st, runs)
+	if err != nil {
+		return err
+	}
 	locks := make([]*flock.Flock, 0, len(runs))
 	defer func() {
 		for _, l := range locks {
@@ -94,6 +99,10 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		}
 		locks = append(locks, l)
 	}
+	plans := map[string]*worktreePlan{}
+	for _, r := range runs {
+		plans[r.ID] = planWorktree(ctx, st, r)
+	}
 	n := 0
 	defer func() {
 		if n > 0 {
@@ -108,6 +117,7 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		if err != nil {
 			return err
 		}
+		finishWorktree(ctx, r.ID, plans[r.ID], &opt)
 		n++
 		if opt.Deleted != nil {
 			opt.Deleted(runInfo(r), protocol.Deleted(d))
@@ -152,11 +162,13 @@ func pruneOlder(ctx context.Context, st *store.Store, olderThan time.Duration, o
 		if err != nil {
 			return n, err
 		}
+		plan := planWorktree(ctx, st, r)
 		del, err := deleteRun(ctx, st, r, opt.Reason, l)
 		_ = l.Unlock()
 		if err != nil {
 			return n, err
 		}
+		finishWorktree(ctx, r.ID, plan, &opt)
 		n++
 		if opt.Deleted != nil {
 			opt.Deleted(runInfo(r), protocol.Deleted(del))
