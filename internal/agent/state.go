@@ -3,6 +3,8 @@ package agent
 import (
 	"strings"
 
+	"agent/internal/tools"
+
 	"agent/internal/event"
 	"agent/internal/tokens"
 )
@@ -283,7 +285,9 @@ func (s *State) Apply(ev event.Event) {
 		if d.Status == event.StatusAwaitingApproval {
 			// The run paused on the first journaled call nobody decided.
 			for _, oc := range s.Open {
-				if oc.Journaled && oc.Approval == nil {
+				// a task call waits on its child's call (the child's journal
+				// holds that pause), never on a person itself
+				if oc.Journaled && oc.Approval == nil && oc.Call.Name != tools.TaskName {
 					oc.Approval = &event.ApprovalData{CallID: oc.Call.ID, Pending: true}
 					break
 				}
