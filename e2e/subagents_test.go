@@ -428,3 +428,42 @@ func procsNaming(ids []string) []string {
 	}
 	return out
 }
+
+// TestSubagentsApproval: headless, a worker's command that needs a person
+// pauses the parent (exit 3) with the child's call, labelled with the
+// task; resume PARENT --approve CHILD_CALL decides it; applying the
+// worker's changes asks like an edit, showing the diff.
+func TestSubagentsApproval(t *testing.T) {
+	parent := &treeScript{key: "PARENT-88", steps: []treeStep{
+		{calls: []map[string]any{taskCall("call_q1", "make the log", "WORKER-88: log it", "worker")}},
+		{calls: []map[string]any{toolCall("call_q2", "apply_task_changes", map[string]string{"call_id": "call_q1"})}},
+		{text: "PARENT-88-DONE"}}}
+	w := &treeScript{key: "WORKER-88", steps: []treeStep{
+		{calls: []map[string]any{toolCall("wq_1", "run_command", map[string]string{"command": "echo ran >> w.log"})}},
+		{text: "W88-DONE"}}}
+	s := newTreeServer(t, parent, w)
+	e := newEnv(t, "")
+	e.url = s.url
+	r := e.run("run", "--approval", "ask", "PARENT-88: delegate")
+	if r.code != 3 || !strings.Contains(r.stderr, "wq_1") || !strings.Contains(r.stderr, `subagent "make the log"`) {
+		t.Fatalf("want exit 3 paused on the child's call wq_1, labelled; exit %d:\n%s", r.code, r.stderr)
+	}
+	id := runID(t, r.stderr)
+	r = e.run("resume", id, "--headless", "--approve", "wq_1")
+	if r.code != 3 || !strings.Contains(r.stderr, "call_q2") || !strings.Contains(r.stderr, "+ran") {
+		t.Fatalf("want a pause on apply_task_changes showing the diff; exit %d:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "w.log")); err == nil {
+		t.Fatal("the worker's changes were applied before the approval")
+	}
+	r = e.run("resume", id, "--headless", "--approve", "call_q2")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if got := readFile(t, filepath.Join(e.ws, "w.log")); got != "ran\n" {
+		t.Fatalf("w.log = %q", got)
+	}
+	if r := e.run("resume", id, "--headless", "--approve", "nosuchcall"); r.code == 0 {
+		t.Fatal("an unknown call id was accepted")
+	}
+}
