@@ -56,7 +56,11 @@ func describe(ev event.Event) string {
 func describeRaw(ev event.Event) string {
 	switch d := ev.Data.(type) {
 	case *event.RunStartedData:
-		return fmt.Sprintf("started in %s with %s (approval %s)", d.Workspace, d.Model, d.Approval)
+		line := fmt.Sprintf("started in %s with %s (approval %s)", d.Workspace, d.Model, d.Approval)
+		if d.ParentRun != "" && d.ParentCall != "" {
+			line += fmt.Sprintf("; a subagent of run %s (task call %s)", d.ParentRun, d.ParentCall)
+		}
+		return line
 	case *event.UserMessageData:
 		return "user: " + oneLine(d.Text, 100)
 	case *event.ModelRequestData:
@@ -99,6 +103,8 @@ func describeRaw(ev event.Event) string {
 		return fmt.Sprintf("  started pid %d (process group %d)", d.PID, d.PGID)
 	case *event.GrantRevokedData:
 		return fmt.Sprintf("grant revoked: %s", d.Rule)
+	case *event.TaskStartedData:
+		return taskStartedLine(d)
 	case *event.RollbackData:
 		return fmt.Sprintf("rollback to %s: %d files (conversation %t)", shortID(d.CheckpointID), len(d.Files), d.Conversation)
 	case *event.ResumeData:

@@ -7,6 +7,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -465,5 +466,59 @@ func TestSubagentsApproval(t *testing.T) {
 	}
 	if r := e.run("resume", id, "--headless", "--approve", "nosuchcall"); r.code == 0 {
 		t.Fatal("an unknown call id was accepted")
+	}
+}
+
+// TestSubagentsInterrupt: SIGINT of the parent interrupts every child
+// (exit 130, the children interrupted, not failed); a resume finishes them
+// with none started twice.
+func TestSubagentsInterrupt(t *testing.T) {
+	parent, e1, e2, w := treeScripts("echo worked >> w.log")
+	parent.steps = parent.steps[:2]
+	hold := make(chan struct{})
+	e1.hold, e2.hold, w.hold = hold, hold, hold
+	s := newTreeServer(t, parent, e1, e2, w)
+	e := newEnv(t, "")
+	e.url = s.url
+	cmd := exec.Command(agentBin, "run", "--approval", "full-auto", "PARENT-77: delegate")
+	cmd.Env, cmd.Dir = e.environ(), e.ws
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := arrivals(s, "EXPLORE-ONE-11/0", "EXPLORE-TWO-22/0", "WORKER-33/0"); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("interrupted parent: %v, want exit 130\n%s", err, errb.String())
+	}
+	close(hold)
+	id := runID(t, errb.String())
+	kids := e.children(id)
+	if len(kids) != 3 {
+		t.Fatalf("%d children, want 3", len(kids))
+	}
+	for _, k := range kids {
+		if k.Status != "interrupted" {
+			t.Errorf("child %s is %s after the parent's interrupt, want interrupted", k.RunID, k.Status)
+		}
+	}
+	if r := e.run("resume", id, "--headless", "--approval", "full-auto"); r.code != 0 {
+		t.Fatalf("resume exit %d:\n%s", r.code, r.stderr)
+	}
+	if kids := e.children(id); len(kids) != 3 {
+		t.Fatalf("%d children after the resume, want 3", len(kids))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, n := range s.served {
+		if n != 1 {
+			t.Errorf("%s served %d times, want once", k, n)
+		}
 	}
 }
