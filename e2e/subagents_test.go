@@ -43,11 +43,12 @@ type treeServer struct {
 	mu      sync.Mutex
 	served  map[string]int // "key/step" -> answers sent to completion
 	arrived chan string    // "key/step" on each arrival
+	aborted chan string    // "key/step" of a held request whose client went away
 	log     []string
 }
 
 func newTreeServer(t *testing.T, scripts ...*treeScript) *treeServer {
-	s := &treeServer{t: t, scripts: scripts, served: map[string]int{}, arrived: make(chan string, 100)}
+	s := &treeServer{t: t, scripts: scripts, served: map[string]int{}, arrived: make(chan string, 100), aborted: make(chan string, 100)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +108,7 @@ func (s *treeServer) handle(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-sc.hold:
 		case <-r.Context().Done(): // the agent died while it waited
+			s.aborted <- k
 			return
 		}
 	}
@@ -363,6 +365,13 @@ func TestSubagentsCrash(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
+	for range 2 { // both explorers' requests were cut, none answered
+		select {
+		case <-s.aborted:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the killed agent's model requests were not seen to end")
+		}
+	}
 	close(hold)
 	id := runID(t, errb.String())
 	r := e.run("resume", id, "--headless", "--approval", "full-auto")
@@ -496,6 +505,13 @@ func TestSubagentsInterrupt(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("interrupted parent: %v, want exit 130\n%s", err, errb.String())
+	}
+	for range 3 { // every child's request was cut, none answered
+		select {
+		case <-s.aborted:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the interrupted children's model requests were not seen to end")
+		}
 	}
 	close(hold)
 	id := runID(t, errb.String())

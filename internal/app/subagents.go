@@ -84,6 +84,7 @@ type subagents struct {
 	s      *Service
 	runner *agent.Runner // the parents' runner (its Decider asks for children)
 	depth  int
+	top    string // the tree's top run, below depth 0 ("": the parent is the top)
 }
 
 var _ agent.Subagents = (*subagents)(nil)
@@ -366,7 +367,15 @@ func (sa *subagents) childRunner(ts event.TaskStartedData, ws, parentRun string)
 		}
 	}
 	cr := *s.runner
-	cr.Observer = agent.Observer{}
+	// Frontends see a child's events as UpdateChild of the run they drive
+	// (the tree's top): never as the parent's own.
+	top := parentRun
+	if sa.top != "" {
+		top = sa.top
+	}
+	cr.Observer = agent.Observer{Event: func(ev event.Event) {
+		s.hub.publish(protocol.Update{Kind: protocol.UpdateChild, RunID: top, Event: ev})
+	}}
 	cr.Subagents = nil
 	base := s.runner.ToolEnv
 	env := &tools.Env{Workspace: ws, DefaultTimeoutSec: base.DefaultTimeoutSec, Sandbox: base.Sandbox, CommandEnv: base.CommandEnv,
@@ -378,7 +387,7 @@ func (sa *subagents) childRunner(ts event.TaskStartedData, ws, parentRun string)
 			if err := reg.Add(tools.Task{}, tools.ApplyTaskChanges{}); err != nil {
 				return nil, done, err
 			}
-			cr.Subagents = &subagents{s: s, runner: &cr, depth: ts.Depth}
+			cr.Subagents = &subagents{s: s, runner: &cr, depth: ts.Depth, top: top}
 		}
 		set := *s.set
 		set.Workspace = ws

@@ -147,13 +147,16 @@ const (
 	// UpdateApproval: a call waits for a person; a frontend answers it with
 	// the run's Decide. What led to it is in the journal first.
 	UpdateApproval
+	// UpdateChild: an event of a child run (a task call's subagent); RunID
+	// is the run the frontend drives, Event.RunID the child's.
+	UpdateChild
 )
 
 // Update is what a subscriber sees of the runs of a session.
 type Update struct {
 	Kind     UpdateKind
 	RunID    string           // every kind
-	Event    event.Event      // UpdateEvent
+	Event    event.Event      // UpdateEvent, UpdateChild
 	Text     string           // UpdateText
 	Call     CallDelta        // UpdateCall
 	Approval *ApprovalRequest // UpdateApproval
