@@ -45,6 +45,8 @@ type treeServer struct {
 	arrived chan string    // "key/step" on each arrival
 	aborted chan string    // "key/step" of a held request whose client went away
 	log     []string
+	// inflight and maxInflight count children's requests being answered
+	inflight, maxInflight int
 }
 
 func newTreeServer(t *testing.T, scripts ...*treeScript) *treeServer {
@@ -103,6 +105,17 @@ func (s *treeServer) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	k := fmt.Sprintf("%s/%d", sc.key, asst)
+	if sc != s.scripts[0] { // the first script is the parent's
+		s.mu.Lock()
+		s.inflight++
+		s.maxInflight = max(s.maxInflight, s.inflight)
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.inflight--
+			s.mu.Unlock()
+		}()
+	}
 	s.arrived <- k
 	if asst == 0 && sc.hold != nil {
 		select {
@@ -536,5 +549,31 @@ func TestSubagentsInterrupt(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s served %d times, want once", k, n)
 		}
+	}
+}
+
+// TestSubagentsMaxParallel: [subagents] max_parallel = 1 in the user's
+// config runs the three children one at a time.
+func TestSubagentsMaxParallel(t *testing.T) {
+	parent, e1, e2, w := treeScripts("echo worked >> w.log")
+	parent.steps = parent.steps[:2]
+	s := newTreeServer(t, parent, e1, e2, w)
+	e := newEnv(t, "")
+	e.url = s.url
+	xdg := t.TempDir()
+	writeFile := filepath.Join(xdg, "agent", "config.toml")
+	os.MkdirAll(filepath.Dir(writeFile), 0o755)
+	if err := os.WriteFile(writeFile, []byte("[subagents]\nmax_parallel = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.runEnv([]string{"XDG_CONFIG_HOME=" + xdg}, "run", "--approval", "full-auto", "PARENT-77: delegate")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if len(e.children(runID(t, r.stderr))) != 3 {
+		t.Fatal("want 3 children")
+	}
+	if s.maxInflight != 1 {
+		t.Fatalf("%d children's requests at once, want 1 under max_parallel = 1", s.maxInflight)
 	}
 }

@@ -130,7 +130,7 @@ func readLayer(path string) (*layer, error) {
 	}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
-		if k[0] != "mcp" { // parseMCP names its own unknown keys
+		if k[0] != "mcp" && k[0] != "subagents" { // parseMCP and fillSubagents name their own unknown keys
 			und = append(und, k)
 		}
 	}
