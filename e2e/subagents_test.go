@@ -537,6 +537,10 @@ func TestSubagentsInterrupt(t *testing.T) {
 			t.Errorf("child %s is %s after the parent's interrupt, want interrupted", k.RunID, k.Status)
 		}
 	}
+	// a child is continued through its parent only
+	if r := e.run("resume", kids[0].RunID, "--headless"); r.code != 2 || !strings.Contains(r.stderr, "agent resume "+id) {
+		t.Fatalf("resume of a child alone: exit %d, want 2 naming the parent's resume:\n%s", r.code, r.stderr)
+	}
 	if r := e.run("resume", id, "--headless", "--approval", "full-auto"); r.code != 0 {
 		t.Fatalf("resume exit %d:\n%s", r.code, r.stderr)
 	}

@@ -122,7 +122,8 @@ func (sa *subagents) Run(ctx context.Context, parent *agent.State, ts event.Task
 	defer func() { <-sem }()
 	res, err := sa.run(ctx, parent, ts, args)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrRunInUse) {
+			// not a result: the task call stays open for a resume
 			return agent.TaskResult{Status: event.ResultInterrupted}
 		}
 		return agent.TaskResult{Status: event.ResultError, Output: fmt.Sprintf("task %q (run %s) could not run: %v", ts.Description, ts.ChildRun, err)}

@@ -52,3 +52,14 @@ func (r *Run) ChildPending(ctx context.Context) []string {
 	}
 	return out
 }
+
+// checkNotChild refuses to drive a subagent on its own: its tools, its
+// workspace and its result belong to its parent's task call, so only the
+// parent's resume continues it.
+func checkNotChild(st *agent.State) error {
+	if st.ParentRun == "" || st.ParentCall == "" {
+		return nil
+	}
+	return usage("run %s is a subagent of run %s (task call %s): continue it with agent resume %s, which resumes its unfinished subagents",
+		st.RunID, st.ParentRun, st.ParentCall, st.ParentRun)
+}
