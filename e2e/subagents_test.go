@@ -581,3 +581,34 @@ func TestSubagentsMaxParallel(t *testing.T) {
 		t.Fatalf("%d children's requests at once, want 1 under max_parallel = 1", s.maxInflight)
 	}
 }
+
+// TestSubagentsUniqueCallIDs: a child whose model repeats its parent's
+// call id gets another, so `--approve CALL_ID` names one call of the tree.
+func TestSubagentsUniqueCallIDs(t *testing.T) {
+	parent := &treeScript{key: "PARENT-99", steps: []treeStep{
+		{calls: []map[string]any{taskCall("dup_1", "look", "EXPLORE-99: read it", "explore")}},
+		{text: "P99"}}}
+	child := &treeScript{key: "EXPLORE-99", steps: []treeStep{
+		{calls: []map[string]any{toolCall("dup_1", "read_file", map[string]string{"path": "README.md"})}},
+		{text: "E99"}}}
+	s := newTreeServer(t, parent, child)
+	e := newEnv(t, "")
+	e.url = s.url
+	r := e.run("run", "--approval", "full-auto", "PARENT-99: go")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	kids := e.children(runID(t, r.stderr))
+	if len(kids) != 1 {
+		t.Fatalf("%d children", len(kids))
+	}
+	var ids []string
+	for _, ev := range e.trace(kids[0].RunID) {
+		if ev.Type == "tool_call" {
+			ids = append(ids, ev.CallID)
+		}
+	}
+	if len(ids) != 1 || ids[0] == "dup_1" || !strings.HasPrefix(ids[0], "dup_1_") {
+		t.Fatalf("the child's call ids %v: want dup_1 renamed, unique in the tree", ids)
+	}
+}

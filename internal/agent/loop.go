@@ -48,6 +48,10 @@ type Runner struct {
 	// Subagents runs the children of task calls and applies a worker's
 	// changes (nil: task and apply_task_changes are tool errors).
 	Subagents Subagents
+	// CallIDs returns the id a call of run runID's model gets: the model's
+	// own unless another run of its tree of subagents has it, so that call
+	// ids are unique across the tree (nil: the model's).
+	CallIDs func(runID, id string) string
 }
 
 func (r *Runner) redact(s string) string {
@@ -287,6 +291,9 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 	calls := asm.calls()
 	for i := range calls {
 		calls[i].Arguments = r.redactArgs(calls[i].Arguments)
+		if r.CallIDs != nil {
+			calls[i].ID = r.CallIDs(st.RunID, calls[i].ID)
+		}
 	}
 	return r.redact(text.String()), calls, usage, nil
 }

@@ -164,6 +164,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	}
 	if set.Subagents.MaxDepth >= 1 {
 		s.runner.Subagents = &subagents{s: s, runner: s.runner}
+		s.runner.CallIDs = s.subs.topID
 	}
 	env.Hidden = func(rel string) bool {
 		for _, p := range s.activePolicies() {

@@ -42,6 +42,76 @@ type subagentState struct {
 	mu      sync.Mutex
 	sems    map[string]chan struct{}
 	decided map[string]map[string]protocol.Decision // child run -> call -> decision
+	ids     map[string]map[string]bool              // top run -> call ids of its tree
+}
+
+// claimTree records the call ids of a tree's top run and of the children
+// its task calls name (their journals), once per process and top.
+func (ss *subagentState) claimTree(ctx context.Context, st *store.Store, top *agent.State) {
+	ss.mu.Lock()
+	if ss.ids == nil {
+		ss.ids = map[string]map[string]bool{}
+	}
+	_, known := ss.ids[top.RunID]
+	if !known {
+		ss.ids[top.RunID] = map[string]bool{}
+	}
+	ss.mu.Unlock()
+	claim := func(msgs []agent.Message) {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		for _, m := range msgs {
+			for _, c := range m.ToolCalls {
+				ss.ids[top.RunID][c.ID] = true
+			}
+		}
+	}
+	claim(top.Messages) // the top's newest calls too
+	if known {
+		return
+	}
+	for _, ts := range top.Tasks {
+		if evs, err := st.Events(ctx, ts.ChildRun, 0); err == nil {
+			claim(agent.Fold(ts.ChildRun, evs).Messages)
+		}
+	}
+}
+
+// topID is uniqueID for a run's own calls: renamed only when the run has
+// a tree of subagents and one of them has the id.
+func (ss *subagentState) topID(run, id string) string {
+	ss.mu.Lock()
+	_, tree := ss.ids[run]
+	ss.mu.Unlock()
+	if !tree {
+		return id
+	}
+	return ss.uniqueID(run, run, id)
+}
+
+// uniqueID returns id, or a variant of it, that no call of the tree of
+// top has yet, and records it.
+func (ss *subagentState) uniqueID(top, child, id string) string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	set := ss.ids[top]
+	if set == nil {
+		set = map[string]bool{}
+		if ss.ids == nil {
+			ss.ids = map[string]map[string]bool{}
+		}
+		ss.ids[top] = set
+	}
+	out := id
+	tag := child[len(child)-min(6, len(child)):]
+	for n := 0; set[out]; n++ {
+		out = fmt.Sprintf("%s_%s", id, tag)
+		if n > 0 {
+			out = fmt.Sprintf("%s_%s%d", id, tag, n)
+		}
+	}
+	set[out] = true
+	return out
 }
 
 func (ss *subagentState) sem(parent string, n int) chan struct{} {
@@ -155,6 +225,9 @@ func (sa *subagents) run(ctx context.Context, parent *agent.State, ts event.Task
 			// between): its result is rebuilt from its journal.
 			return sa.result(ctx, ts, st, protocol.Outcome{Status: st.Status, Answer: st.Answer, Err: lastError(evs)}), nil
 		}
+	}
+	if sa.top == "" { // the parent is the tree's top
+		s.subs.claimTree(ctx, s.store, parent)
 	}
 	cr, done, err := sa.childRunner(ts, ws, parent.RunID)
 	if err != nil {
@@ -420,6 +493,7 @@ func (sa *subagents) childRunner(ts event.TaskStartedData, ws, parentRun string)
 		return nil, done, err
 	}
 	cr.Tools, cr.ToolEnv, cr.Context = reg, env, cb
+	cr.CallIDs = func(_, id string) string { return s.subs.uniqueID(top, ts.ChildRun, id) }
 	cr.Approver = &approval.Approver{PolicyFor: s.policyFor, Grants: s.store, TTL: s.set.RunGrantTTL, Tools: reg, ToolEnv: env}
 	if sa.runner.Decider != nil {
 		cr.Decider = &childDecider{inner: sa.runner.Decider, label: ts.Description, child: ts.ChildRun, parent: parentRun}
