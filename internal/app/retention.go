@@ -78,7 +78,7 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		return &UsageError{Err: &unknownRunsError{errs: missing}}
 	}
 	// A parent goes with its subagents (subagents_rm.go), children first.
-	runs, err := withTaskChildren(ctx, st, runs)
+	runs, orphans, err := withTaskChildren(ctx, st, runs)
 	if err != nil {
 		return err
 	}
@@ -107,6 +107,13 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 	defer func() {
 		if n > 0 {
 			scrub(ctx, st, &opt)
+		}
+	}()
+	defer func() {
+		if n == len(runs) { // their parents are gone: so are workers that never started
+			for _, ts := range orphans {
+				finishWorktree(ctx, ts.ChildRun, &worktreePlan{dir: ts.Worktree, branch: ts.Branch}, &opt)
+			}
 		}
 	}()
 	for i, r := range runs {

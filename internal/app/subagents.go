@@ -167,12 +167,12 @@ func (sa *subagents) Prepare(ctx context.Context, parent *agent.State, callID st
 		return ts, fmt.Errorf("a subagent cannot start subagents of its own here ([subagents] max_depth = %d); do the task yourself", s.set.Subagents.MaxDepth)
 	}
 	if args.Kind == event.TaskWorker {
+		// made by Run, after task_started is journaled: a crash in between
+		// leaves a named worktree that a resume makes or finishes
 		ts.Worktree, ts.Branch = worktreeDir(s.set.Home, ts.ChildRun), taskBranch(ts.ChildRun)
-		base, err := createWorktree(ctx, parent.Workspace, ts.Worktree, ts.Branch)
-		if err != nil {
-			return ts, err
+		if _, err := git(ctx, parent.Workspace, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
+			return ts, errors.New("a worker needs the workspace to be a git repository with a commit (git init, git commit), or use kind explore")
 		}
-		ts.Base = base
 	}
 	return ts, nil
 }
@@ -206,6 +206,13 @@ func (sa *subagents) run(ctx context.Context, parent *agent.State, ts event.Task
 	ws := parent.Workspace
 	if ts.Kind == event.TaskWorker {
 		ws = ts.Worktree
+	}
+	if ts.Kind == event.TaskWorker && ts.Base == "" {
+		base, err := ensureWorktree(ctx, s.set.Home, parent.Workspace, ts)
+		if err != nil {
+			return agent.TaskResult{}, err
+		}
+		ts.Base = base
 	}
 	row, err := s.store.GetRun(ctx, ts.ChildRun)
 	exists := err == nil
@@ -336,7 +343,11 @@ func (sa *subagents) result(ctx context.Context, ts event.TaskStartedData, st *a
 
 // diffReport is a worker's changes for its parent's model.
 func (sa *subagents) diffReport(ctx context.Context, ts event.TaskStartedData) string {
-	files, diff, err := worktreeChanges(ctx, ts.Worktree, ts.Base, true)
+	base, err := worktreeBase(ts)
+	if err != nil {
+		return "Its changes could not be read: " + err.Error()
+	}
+	files, diff, err := worktreeChanges(ctx, ts.Worktree, base, true)
 	if err != nil {
 		return "Its changes could not be read: " + err.Error()
 	}
@@ -366,7 +377,11 @@ func oneLineLabel(s string) string {
 
 // Diff implements agent.Subagents.
 func (sa *subagents) Diff(ctx context.Context, parent *agent.State, ts event.TaskStartedData) (string, error) {
-	_, diff, err := worktreeChanges(ctx, ts.Worktree, ts.Base, true)
+	base, err := worktreeBase(ts)
+	if err != nil {
+		return "", err
+	}
+	_, diff, err := worktreeChanges(ctx, ts.Worktree, base, true)
 	if err != nil {
 		return "", err
 	}
@@ -385,7 +400,11 @@ func (sa *subagents) Apply(ctx context.Context, parent *agent.State, ts event.Ta
 	if !ended(row.Status) {
 		return tools.Result{}, fmt.Errorf("the worker of task call %s has not finished (status %s)", ts.CallID, row.Status)
 	}
-	applied, same, conflicts, err := applyWorktree(ctx, parent.Workspace, ts.Worktree, ts.Base)
+	base, err := worktreeBase(ts)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	applied, same, conflicts, err := applyWorktree(ctx, parent.Workspace, ts.Worktree, base)
 	res := tools.Result{Changed: applied}
 	if res.Changed == nil {
 		res.Changed = []string{}

@@ -19,10 +19,13 @@ import (
 )
 
 // withTaskChildren returns runs with every run of their trees below them,
-// each child before its parent, each run once.
-func withTaskChildren(ctx context.Context, st *store.Store, runs []store.Run) ([]store.Run, error) {
+// each child before its parent, each run once; and the workers named in
+// their journals that never got a run (a crash between task_started and
+// the child's start), whose worktrees go with their parent.
+func withTaskChildren(ctx context.Context, st *store.Store, runs []store.Run) ([]store.Run, []event.TaskStartedData, error) {
 	seen := map[string]bool{}
 	var out []store.Run
+	var orphans []event.TaskStartedData
 	var walk func(r store.Run) error
 	walk = func(r store.Run) error {
 		if seen[r.ID] {
@@ -40,6 +43,9 @@ func withTaskChildren(ctx context.Context, st *store.Store, runs []store.Run) ([
 			}
 			c, err := st.GetRun(ctx, ts.ChildRun)
 			if errors.Is(err, store.ErrNotFound) || (err == nil && c.ID != ts.ChildRun) {
+				if ts.Kind == event.TaskWorker && filepath.Dir(ts.Worktree) == filepath.Join(st.Home(), "worktrees") {
+					orphans = append(orphans, *ts)
+				}
 				continue // never started, or deleted already
 			}
 			if err != nil {
@@ -54,10 +60,10 @@ func withTaskChildren(ctx context.Context, st *store.Store, runs []store.Run) ([
 	}
 	for _, r := range runs {
 		if err := walk(r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, orphans, nil
 }
 
 // worktreePlan is what happens to a worker's worktree when its run is
@@ -82,7 +88,11 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 		p.keep = fmt.Sprintf("its parent's record of it cannot be read (%v), so whether its changes were applied is unknown", err)
 	case applied:
 	default:
-		files, _, err := worktreeChanges(ctx, dir, ts.Base, false)
+		base, err := worktreeBase(ts)
+		var files []fileChange
+		if err == nil {
+			files, _, err = worktreeChanges(ctx, dir, base, false)
+		}
 		if err != nil {
 			p.keep = fmt.Sprintf("its changes cannot be read (%v)", err)
 		} else if len(files) > 0 {

@@ -16,6 +16,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"agent/internal/atomicfile"
+	"agent/internal/event"
 )
 
 // worktreeDir is where the worktree of worker run id lives: under the
@@ -41,6 +44,52 @@ func git(ctx context.Context, dir string, env []string, args ...string) ([]byte,
 		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
 	}
 	return out.Bytes(), nil
+}
+
+// baseFile records the base commit of the worktree at dir, beside it:
+// written once the worktree is complete, so its absence means a worker's
+// worktree was never finished (a crash while it was made).
+func baseFile(dir string) string { return dir + ".base" }
+
+// ensureWorktree makes the worktree a task_started names, from ws, unless
+// it was finished before (a resume), and returns its base commit. A
+// worktree left half-made by a crash is removed and made again: nothing
+// ran in it, as its child starts only after this returns.
+func ensureWorktree(ctx context.Context, home, ws string, ts event.TaskStartedData) (string, error) {
+	if filepath.Dir(ts.Worktree) != filepath.Join(home, "worktrees") {
+		return "", fmt.Errorf("the worktree %s of task call %s is not under the state directory", ts.Worktree, ts.CallID)
+	}
+	if b, err := os.ReadFile(baseFile(ts.Worktree)); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if err := removeWorktree(ctx, ts.Worktree, ts.Branch); err != nil {
+		return "", fmt.Errorf("clear a half-made worktree: %w", err)
+	}
+	// what a crash mid-way may have left in the user's repository: the
+	// worktree's registration and its branch
+	_, _ = git(ctx, ws, nil, "worktree", "prune")
+	_, _ = git(ctx, ws, nil, "branch", "-D", "-q", ts.Branch)
+	base, err := createWorktree(ctx, ws, ts.Worktree, ts.Branch)
+	if err != nil {
+		return "", err
+	}
+	if err := atomicfile.Write(baseFile(ts.Worktree), []byte(base+"\n"), 0o600); err != nil {
+		_ = removeWorktree(context.WithoutCancel(ctx), ts.Worktree, ts.Branch)
+		return "", fmt.Errorf("record the worktree's base: %w", err)
+	}
+	return base, nil
+}
+
+// worktreeBase is the base commit of a worker's worktree.
+func worktreeBase(ts event.TaskStartedData) (string, error) {
+	if ts.Base != "" {
+		return ts.Base, nil
+	}
+	b, err := os.ReadFile(baseFile(ts.Worktree))
+	if err != nil {
+		return "", fmt.Errorf("the worker's worktree %s was never finished: %w", ts.Worktree, err)
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 // createWorktree makes dir a git worktree of the repository at ws on a new
@@ -301,6 +350,9 @@ func readRegularIn(root *os.Root, p string) ([]byte, fs.FileMode, bool, error) {
 // removeWorktree removes the worktree at dir and its branch from the
 // repository it belongs to. A worktree already gone is no error.
 func removeWorktree(ctx context.Context, dir, branch string) error {
+	if err := os.Remove(baseFile(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

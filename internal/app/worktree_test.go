@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"agent/internal/event"
 )
 
 func gitT(t *testing.T, dir string, args ...string) string {
@@ -135,4 +137,54 @@ func TestWorktreeNeedsGit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "git repository") {
 		t.Fatalf("err = %v, want one that says a worker needs a git repository", err)
 	}
+}
+
+// A crash while a worker's worktree was made (no base recorded yet, or
+// the directory gone but still registered) is made good by the resume's
+// ensureWorktree; a finished one is kept as it is.
+func TestEnsureWorktreeAfterACrash(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	ws, _ = filepath.EvalSymlinks(ws)
+	writeT(t, filepath.Join(ws, "a.txt"), "a\n")
+	gitT(t, ws, "init", "-q")
+	gitT(t, ws, "add", "-A")
+	gitT(t, ws, "commit", "-qm", "init")
+	home := t.TempDir()
+	ts := eventTask(home, "20260101T000000-abcdef")
+	// half-made: the worktree exists, its base was never recorded
+	if _, err := createWorktree(ctx, ws, ts.Worktree, ts.Branch); err != nil {
+		t.Fatal(err)
+	}
+	writeT(t, filepath.Join(ts.Worktree, "junk.txt"), "left by nobody\n")
+	base, err := ensureWorktree(ctx, home, ws, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ts.Worktree, "junk.txt")); !os.IsNotExist(err) {
+		t.Fatal("a half-made worktree was kept")
+	}
+	writeT(t, filepath.Join(ts.Worktree, "work.txt"), "the worker's\n")
+	if again, err := ensureWorktree(ctx, home, ws, ts); err != nil || again != base {
+		t.Fatalf("second ensure: %q %v, want the same base %q", again, err, base)
+	}
+	if _, err := os.Stat(filepath.Join(ts.Worktree, "work.txt")); err != nil {
+		t.Fatal("a finished worktree was made again")
+	}
+	// the directory gone but registered in the repository
+	os.Remove(baseFile(ts.Worktree))
+	os.RemoveAll(ts.Worktree)
+	if _, err := ensureWorktree(ctx, home, ws, ts); err != nil {
+		t.Fatalf("ensure over a registered but missing worktree: %v", err)
+	}
+	if err := removeWorktree(ctx, ts.Worktree, ts.Branch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(baseFile(ts.Worktree)); !os.IsNotExist(err) {
+		t.Fatal("the base record outlived its worktree")
+	}
+}
+
+func eventTask(home, id string) event.TaskStartedData {
+	return event.TaskStartedData{CallID: "c", ChildRun: id, Kind: event.TaskWorker, Worktree: worktreeDir(home, id), Branch: taskBranch(id)}
 }
