@@ -60,6 +60,9 @@ func describeRaw(ev event.Event) string {
 		if d.ParentCheckpoint != "" {
 			line += fmt.Sprintf(", forked from run %s at checkpoint %s; its conversation up to there:", d.ParentRun, shortID(d.ParentCheckpoint))
 		}
+		if d.ParentRun != "" && d.ParentCall != "" {
+			line += fmt.Sprintf("; a subagent of run %s (task call %s)", d.ParentRun, d.ParentCall)
+		}
 		if d.Budget != nil {
 			line += ", budget " + budgetText(d.Budget)
 		}
@@ -112,6 +115,8 @@ func describeRaw(ev event.Event) string {
 		return protocol.ModeChangedLine(d)
 	case *event.ModelChangedData:
 		return protocol.ModelChangedLine(d)
+	case *event.TaskStartedData:
+		return taskStartedLine(d)
 	case *event.RollbackData:
 		return fmt.Sprintf("rollback to %s: %d files (conversation %t)", shortID(d.CheckpointID), len(d.Files), d.Conversation)
 	case *event.ResumeData:

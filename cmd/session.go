@@ -115,6 +115,9 @@ func (s *session) finish(cmd *cobra.Command, out protocol.Outcome) error {
 			// clear the screen and draw a different pause over this one.
 			call := termtext.Field(p.CallID)
 			fmt.Fprintf(s.stderr, "paused: %s %s needs approval (call %s)\n  arguments: %s\n", termtext.Field(p.Tool), termtext.Field(string(p.Risk)), call, termtext.Line(p.Arguments))
+			if p.Subagent != "" {
+				fmt.Fprintf(s.stderr, "  asked by subagent %q (run %s)\n", termtext.Line(p.Subagent), termtext.Field(p.ChildRun))
+			}
 			if p.Reason != "" {
 				fmt.Fprintf(s.stderr, "  why: %s\n", termtext.Line(s.svc.Redact(p.Reason)))
 			}

@@ -53,6 +53,13 @@ type Runner struct {
 	// Prices price the run's tokens for its budget and model_request's
 	// spent (nil: the built-in list).
 	Prices *pricing.Table
+	// Subagents runs the children of task calls and applies a worker's
+	// changes (nil: task and apply_task_changes are tool errors).
+	Subagents Subagents
+	// CallIDs returns the id a call of run runID's model gets: the model's
+	// own unless another run of its tree of subagents has it, so that call
+	// ids are unique across the tree (nil: the model's).
+	CallIDs func(runID, id string) string
 }
 
 func (r *Runner) redact(s string) string {
@@ -132,7 +139,7 @@ func (r *Runner) RecordRollback(ctx context.Context, st *State, pre *event.Check
 func (r *Runner) Start(ctx context.Context, st *State, prompt string) error {
 	if err := r.record(ctx, st, &event.RunStartedData{
 		Workspace: st.Workspace, Model: st.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
-		Sandbox: r.ToolEnv.RunSandbox(), Budget: st.Spend.Limits.Event(),
+		Sandbox: r.ToolEnv.RunSandbox(), Budget: st.Spend.Limits.Event(), ParentRun: st.ParentRun, ParentCall: st.ParentCall,
 	}); err != nil {
 		return err
 	}
@@ -145,7 +152,7 @@ func (r *Runner) Begin(ctx context.Context, st *State, prompt string) error {
 	if st.Workspace == "" {
 		if err := r.record(ctx, st, &event.RunStartedData{
 			Workspace: r.ToolEnv.Workspace, Model: r.Model, Approval: st.Approval, Provider: r.ProviderName, MaxSteps: r.maxSteps(), Allow: st.Allow, Deny: st.Deny,
-			Sandbox: r.ToolEnv.RunSandbox(),
+			Sandbox: r.ToolEnv.RunSandbox(), ParentRun: st.ParentRun, ParentCall: st.ParentCall,
 		}); err != nil {
 			return err
 		}
@@ -312,6 +319,9 @@ func (r *Runner) turn(ctx context.Context, st *State) (string, []ToolCall, Usage
 	calls := asm.calls()
 	for i := range calls {
 		calls[i].Arguments = r.redactArgs(calls[i].Arguments)
+		if r.CallIDs != nil {
+			calls[i].ID = r.CallIDs(st.RunID, calls[i].ID)
+		}
 	}
 	return r.redact(text.String()), calls, usage, nil
 }
@@ -451,6 +461,12 @@ func (r *Runner) runOpenCalls(ctx context.Context, st *State) (protocol.Outcome,
 		if err := ctx.Err(); err != nil {
 			return protocol.Outcome{Status: event.StatusInterrupted, Err: err}, true
 		}
+		if r.Subagents != nil && oc.Call.Name == tools.TaskName {
+			if out, stop := r.runTasks(ctx, st); stop {
+				return out, true
+			}
+			continue
+		}
 		out, stop := r.runCall(ctx, st, oc)
 		if stop {
 			return out, true
@@ -486,6 +502,9 @@ func (r *Runner) runCall(ctx context.Context, st *State, oc *OpenCall) (protocol
 		dec, err := r.Approver.Approve(ctx, req)
 		if err == nil && dec.Verdict == protocol.Pending {
 			req.Diff, req.Reason = dec.Diff, dec.Reason
+			if c.Name == tools.ApplyTaskChangesName && r.Subagents != nil {
+				req.Diff = r.applyPreview(ctx, st, args)
+			}
 			var decided bool
 			dec, decided, err = r.askPerson(ctx, st, &req)
 			if err == nil && !decided {
@@ -626,7 +645,13 @@ func (r *Runner) execute(ctx context.Context, st *State, oc *OpenCall, tool tool
 			env.Output = live
 		}
 	}
-	res, err := tool.Run(ctx, env, args)
+	var res tools.Result
+	var err error
+	if c.Name == tools.ApplyTaskChangesName && r.Subagents != nil {
+		res, err = r.applyTask(ctx, st, args)
+	} else {
+		res, err = tool.Run(ctx, env, args)
+	}
 	live.Close()
 	if snap {
 		// The after-checkpoint is taken even when the call was interrupted:
@@ -701,7 +726,7 @@ func (r *Runner) processInfos(ps []proc.Info) []event.ProcessInfo {
 // touched returns the workspace-relative paths a call can change: the file
 // tool's path, or nil for a command (anything).
 func (r *Runner) touched(tool tools.Tool, c ToolCall) []string {
-	if tool.Risk() == event.RiskExec {
+	if tool.Risk() == event.RiskExec || c.Name == tools.ApplyTaskChangesName {
 		return nil
 	}
 	out := []string{}

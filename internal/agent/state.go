@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"agent/internal/budget"
+	"agent/internal/tools"
+
 	"agent/internal/event"
 	"agent/internal/tokens"
 )
@@ -34,6 +36,11 @@ type State struct {
 	Commands []event.CommandStartedData
 	// Meta[i] says where Messages[i] came from.
 	Meta []MessageMeta
+	// ParentRun and ParentCall link a child run (a task call's) to its
+	// parent, from run_started.
+	ParentRun, ParentCall string
+	// Tasks are the children the run's task calls started, by call id.
+	Tasks map[string]event.TaskStartedData
 	// Context is what the context builder folds: compactions, refreshes of
 	// the slow layers, the plan, edits, the token correction.
 	Context ContextState
@@ -191,7 +198,13 @@ func (s *State) Apply(ev event.Event) {
 	case *event.RunStartedData:
 		s.Workspace, s.Model, s.Approval, s.Provider = d.Workspace, d.Model, d.Approval, d.Provider
 		s.Allow, s.Deny = d.Allow, d.Deny
+		s.ParentRun, s.ParentCall = d.ParentRun, d.ParentCall
 		s.Status = event.StatusRunning
+	case *event.TaskStartedData:
+		if s.Tasks == nil {
+			s.Tasks = map[string]event.TaskStartedData{}
+		}
+		s.Tasks[d.CallID] = *d
 	case *event.UserMessageData:
 		s.addMessage(Message{Role: RoleUser, Content: d.Text}, MessageMeta{Seq: ev.Seq, Kind: KindPerson})
 		s.Status = event.StatusRunning
@@ -288,7 +301,9 @@ func (s *State) Apply(ev event.Event) {
 		if d.Status == event.StatusAwaitingApproval {
 			// The run paused on the first journaled call nobody decided.
 			for _, oc := range s.Open {
-				if oc.Journaled && oc.Approval == nil {
+				// a task call waits on its child's call (the child's journal
+				// holds that pause), never on a person itself
+				if oc.Journaled && oc.Approval == nil && oc.Call.Name != tools.TaskName {
 					oc.Approval = &event.ApprovalData{CallID: oc.Call.ID, Pending: true}
 					break
 				}

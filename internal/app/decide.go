@@ -105,6 +105,9 @@ func (r *Run) Decide(ctx context.Context, callID string, d protocol.Decision) er
 		return usage("call %s of run %s is not waiting for a decision", callID, r.id)
 	}
 	if err := r.state.CheckPending(callID); err != nil {
+		if ok, cerr := r.decideChild(ctx, callID, d); ok || cerr != nil {
+			return cerr
+		}
 		return &UsageError{Err: err}
 	}
 	if r.decided == nil {

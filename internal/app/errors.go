@@ -6,7 +6,9 @@
 // (Service, Run); and the read and maintenance side of the state directory
 // (Home): runs, peek, checkpoints paired and counted, patches and previews,
 // the model request at a step, grants, audit, export, prune and delete,
-// rollback, eval capture. It is the front door: the headless command line
+// rollback, eval capture; and the children of task calls (subagents: child
+// runs in the same journal, workers' git worktrees, their deletion with
+// their tree). It is the front door: the headless command line
 // (cmd), the TUI (internal/tui) and the editors' ACP server (internal/acp)
 // are its frontends; they render updates and send commands in the vocabulary
 // of internal/protocol, and never import the store, the shadow repository or

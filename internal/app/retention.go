@@ -77,6 +77,11 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 	if len(missing) > 0 {
 		return &UsageError{Err: &unknownRunsError{errs: missing}}
 	}
+	// A parent goes with its subagents (subagents_rm.go), children first.
+	runs, orphans, err := withTaskChildren(ctx, st, runs)
+	if err != nil {
+		return err
+	}
 	locks := make([]*flock.Flock, 0, len(runs))
 	defer func() {
 		for _, l := range locks {
@@ -94,10 +99,21 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		}
 		locks = append(locks, l)
 	}
+	plans := map[string]*worktreePlan{}
+	for _, r := range runs {
+		plans[r.ID] = planWorktree(ctx, st, r)
+	}
 	n := 0
 	defer func() {
 		if n > 0 {
 			scrub(ctx, st, &opt)
+		}
+	}()
+	defer func() {
+		if n == len(runs) { // their parents are gone: so are workers that never started
+			for _, ts := range orphans {
+				finishWorktree(ctx, ts.ChildRun, &worktreePlan{dir: ts.Worktree, branch: ts.Branch}, &opt)
+			}
 		}
 	}()
 	for i, r := range runs {
@@ -108,6 +124,7 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		if err != nil {
 			return err
 		}
+		finishWorktree(ctx, r.ID, plans[r.ID], &opt)
 		n++
 		if opt.Deleted != nil {
 			opt.Deleted(runInfo(r), protocol.Deleted(d))
@@ -152,11 +169,13 @@ func pruneOlder(ctx context.Context, st *store.Store, olderThan time.Duration, o
 		if err != nil {
 			return n, err
 		}
+		plan := planWorktree(ctx, st, r)
 		del, err := deleteRun(ctx, st, r, opt.Reason, l, opt.warn)
 		_ = l.Unlock()
 		if err != nil {
 			return n, err
 		}
+		finishWorktree(ctx, r.ID, plan, &opt)
 		n++
 		if opt.Deleted != nil {
 			opt.Deleted(runInfo(r), protocol.Deleted(del))

@@ -123,6 +123,10 @@ func (s *Service) openRun(ctx context.Context, id string) (*Run, []event.Event, 
 		return nil, nil, err
 	}
 	st := agent.Fold(row.ID, evs)
+	if err := checkNotChild(st); err != nil {
+		r.Close()
+		return nil, nil, err
+	}
 	if st.Approval == "" { // killed before run_started was journaled
 		st.Approval, st.Model, st.Workspace = s.set.Approval, s.set.Model, ""
 		st.Allow, st.Deny = s.set.Allow, s.set.Deny

@@ -57,6 +57,10 @@ type Service struct {
 	decide decisions
 	otel   *otlp.Live    // the live trace export, when [otel] endpoint is set
 	hooks  *hooks.Runner // the user's [[hooks]] (nil: none)
+	// cbOpt are the context builder's options, for children's builders.
+	cbOpt contextbuild.Options
+	// subs is the state of task calls' children (subagents.go).
+	subs subagentState
 
 	sw switches // the mode and model switched to in the session
 
@@ -106,6 +110,12 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	env := &tools.Env{Workspace: set.Workspace, DefaultTimeoutSec: set.CommandTimeoutSec,
 		Sandbox: sb, CommandEnv: cmdEnv, Escalation: set.Approval != event.ApprovalReadOnly && sb.Active()}
 	reg := tools.Default()
+	if set.Subagents.MaxDepth >= 1 {
+		if err := reg.Add(tools.Task{}, tools.ApplyTaskChanges{}); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
 	rm := &repoMapper{root: set.Workspace, store: st, warn: warn, red: red}
 	s.repoMap = rm
 	cbOpt := contextbuild.Options{
@@ -119,6 +129,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 	if set.ModelSummary {
 		cbOpt.Summarizer = providerSummarizer{prov}
 	}
+	s.cbOpt = cbOpt
 	// The tool specs, MCP servers' included, are known once the servers have
 	// started: the builder is made then (toolbox.ensure), from the registry.
 	s.tools = &toolbox{reg: reg, mcp: newMCP(set, red, cmdEnv, sb, warn), newBuilder: func(specs []agent.ToolSpec) (*contextbuild.Builder, error) {
@@ -168,6 +179,10 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		s.runner.Decider = &s.decide
 	}
 	s.installHooks(cmdEnv)
+	if set.Subagents.MaxDepth >= 1 {
+		s.runner.Subagents = &subagents{s: s, runner: s.runner}
+		s.runner.CallIDs = s.subs.topID
+	}
 	env.Hidden = func(rel string) bool {
 		for _, p := range s.activePolicies() {
 			if _, denied := p.PathDenied("read_file", rel); denied {

@@ -91,6 +91,8 @@ type Settings struct {
 	// own budget, with the limits they set replaced (raised or lowered).
 	Budget      budget.Limits
 	BudgetFlags budget.Limits
+	// Subagents are the limits of task calls' children ([subagents]).
+	Subagents config.Subagents
 }
 
 // Prior is what a continued run started with.
@@ -139,7 +141,7 @@ func LoadSettings(f Flags, prior *Prior) (*Settings, []string, error) {
 		Sample: cfg.Sample, RunGrantTTL: cfg.RunGrantTTL, OTelEndpoint: cfg.OTelEndpoint, OTelContent: cfg.OTelContent,
 		Replay: f.Replay, MaxSteps: f.MaxSteps, CommandTimeoutSec: f.CommandTimeoutSec,
 		Sandbox: cfg.Sandbox, SandboxSource: cfg.Origin["sandbox.mode"],
-		MCPServers: cfg.MCPServers, Hooks: cfg.Hooks,
+		MCPServers: cfg.MCPServers, Hooks: cfg.Hooks, Subagents: cfg.Subagents,
 		Prices: cfg.Prices(), Budget: cfg.Budget.Over(f.Budget), BudgetFlags: f.Budget,
 	}
 	if cfg.Origin["context.window"] == config.FromDefault {

@@ -64,6 +64,8 @@ const (
 // Config is the effective configuration.
 type Config struct {
 	Model string
+	// Subagents is the [subagents] section (subagents.go).
+	Subagents Subagents
 	// Provider is the wire protocol of the model endpoint; BaseURL and
 	// APIKey are that provider's.
 	Provider      Provider
@@ -244,6 +246,7 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 		ContextWindow: DefaultContextWindow, Sample: DefaultSample, RunGrantTTL: DefaultRunGrantTTL,
 		Retention: DefaultRetention, Workspace: workspace, Origin: map[string]string{},
 		UserFile: UserFilePath(env), ProjectFile: ProjectFilePath(workspace),
+		Subagents: DefaultSubagentsConfig(),
 	}
 	for _, k := range knownKeys {
 		c.Origin[k] = FromDefault
@@ -263,6 +266,7 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 			return nil, nil, err
 		}
 		c.applyUser(l)
+		c.applySubagents(l, false)
 	}
 	if c.ProjectFile != "" {
 		l, err := readLayer(c.ProjectFile)
@@ -270,6 +274,7 @@ func Load(workspace string, src Sources) (*Config, []string, error) {
 			return nil, nil, err
 		}
 		warnings = c.applyProject(l)
+		warnings = append(warnings, c.applySubagents(l, true)...)
 		projectWants = l.provider
 	}
 	if err := c.applyEnv(env); err != nil {

@@ -176,7 +176,7 @@ func TestUnknownKey(t *testing.T) {
 	path := filepath.Join(f.ws, ".agent", "config.toml")
 	want := "config error: " + path + ": unknown key \"modle\" (known keys: approval, approvals.run_grant_ttl, base_url, budget.time, budget.tokens, budget.usd, " +
 		"context.model_summary, context.window, hooks, mcp.servers, model, models, otel.content, otel.endpoint, permissions.allow, permissions.deny, provider, " +
-		"redact.internal_domains, redact.pii, sandbox.env_allow, sandbox.mode, sandbox.network, sandbox.writable, trace.retention, trace.sample); did you mean \"model\"?"
+		"redact.internal_domains, redact.pii, sandbox.env_allow, sandbox.mode, sandbox.network, sandbox.writable, subagents.budget_share, subagents.max_depth, subagents.max_parallel, trace.retention, trace.sample); did you mean \"model\"?"
 	var ce *Error
 	if err == nil || err.Error() != want || !errors.As(err, &ce) || ce.Key != "modle" || ce.File != path {
 		t.Errorf("got  %v\nwant %s", err, want)

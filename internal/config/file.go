@@ -64,15 +64,18 @@ type fileData struct {
 		Endpoint any `toml:"endpoint"`
 		Content  any `toml:"content"`
 	} `toml:"otel"`
+	// Subagents is read by fillSubagents (subagents.go).
+	Subagents any `toml:"subagents"`
 }
 
 // knownKeys lists every key a file may set, as dotted paths.
 var knownKeys = []string{"model", "provider", "base_url", "approval", "permissions.allow", "permissions.deny",
 	"context.window", "context.model_summary", "redact.pii", "redact.internal_domains", "trace.retention", "trace.sample",
 	"approvals.run_grant_ttl", "sandbox.mode", "sandbox.writable", "sandbox.network", "sandbox.env_allow", "mcp.servers",
-	"otel.endpoint", "otel.content", "hooks", "models", "budget.tokens", "budget.usd", "budget.time"}
+	"otel.endpoint", "otel.content", "hooks", "models", "budget.tokens", "budget.usd", "budget.time",
+	"subagents.max_parallel", "subagents.max_depth", "subagents.budget_share"}
 
-var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel", "models", "budget"}
+var sections = []string{"permissions", "context", "redact", "trace", "approvals", "sandbox", "mcp", "otel", "models", "budget", "subagents"}
 
 // layer is what one file sets; nil pointers are keys it leaves alone.
 type layer struct {
@@ -99,6 +102,7 @@ type layer struct {
 	otelEndpoint    *string
 	otelContent     *bool
 	cost            costLayer
+	subagents       subagentsLayer
 }
 
 // readLayer reads one file; a missing file is an empty layer.
@@ -135,7 +139,7 @@ func readLayer(path string) (*layer, error) {
 	}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
-		if k[0] != "mcp" && k[0] != "hooks" && k[0] != "models" && k[0] != "budget" { // parsed with their own unknown keys named
+		if k[0] != "mcp" && k[0] != "hooks" && k[0] != "models" && k[0] != "budget" && k[0] != "subagents" { // parsed with their own unknown keys named
 			und = append(und, k)
 		}
 	}
@@ -271,6 +275,9 @@ func (l *layer) fill(fd *fileData) error {
 		return err
 	}
 	if err := l.parseModels(fd.Models); err != nil {
+		return err
+	}
+	if err := l.fillSubagents(fd.Subagents); err != nil {
 		return err
 	}
 	if err := l.parseBudget(fd.Budget); err != nil {

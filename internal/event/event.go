@@ -526,6 +526,8 @@ func NewPayload(t Type) (Payload, error) {
 		return &ModelChangedData{}, nil
 	case BudgetChanged:
 		return &BudgetChangedData{}, nil
+	case TaskStarted:
+		return &TaskStartedData{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }

@@ -43,6 +43,10 @@ type ApprovalRequest struct {
 	// Mode is the run's approval mode when the call came up ("": the
 	// mode the run's policy was made with).
 	Mode event.ApprovalMode
+	// Subagent is the description of the child run (a task call's) whose
+	// call this is, and ChildRun its id; empty for the run's own calls.
+	// A child's call is decided on its parent (RunID is the parent's).
+	Subagent, ChildRun string
 }
 
 // Verdict is a decision's answer. Pending is not an answer: nobody has
@@ -167,13 +171,16 @@ const (
 	// UpdateRetry: the model adapter waits before trying a failed request
 	// again.
 	UpdateRetry
+	// UpdateChild: an event of a child run (a task call's subagent); RunID
+	// is the run the frontend drives, Event.RunID the child's.
+	UpdateChild
 )
 
 // Update is what a subscriber sees of the runs of a session.
 type Update struct {
 	Kind     UpdateKind
 	RunID    string           // every kind
-	Event    event.Event      // UpdateEvent
+	Event    event.Event      // UpdateEvent, UpdateChild
 	Text     string           // UpdateText
 	Call     CallDelta        // UpdateCall
 	Approval *ApprovalRequest // UpdateApproval

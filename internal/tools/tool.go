@@ -1,5 +1,7 @@
-// Package tools owns the eight tools the model sees (read_file, list_dir, glob,
-// grep, write_file, edit_file, run_command, update_plan), their schemas, the
+// Package tools owns the tools the model sees (read_file, list_dir, glob,
+// grep, write_file, edit_file, run_command, update_plan; and the
+// declarations of task and apply_task_changes, which the loop runs through
+// agent.Subagents), their schemas, the
 // validation of model-supplied arguments against those schemas, and workspace
 // confinement of every path, and the Registry the loop validates calls with,
 // which also holds the tools of MCP servers (internal/mcp adapts them;
