@@ -360,6 +360,11 @@ func (s *Store) resolveTree(id string) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	if snap, ok := s.snaps[h]; ok && snap.Tree != "" {
+		// A snapshot this process made or read: its commit names this tree
+		// (commits never change), without reading the commit again.
+		return plumbing.NewHash(snap.Tree), nil
+	}
 	obj, err := s.encodedObject(plumbing.AnyObject, h)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("checkpoint: %s: %w", id, err)

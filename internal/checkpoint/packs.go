@@ -70,8 +70,17 @@ type pendingPack struct {
 }
 
 // zlibWriters are reused: a compressor's state is ~800 KB to allocate and
-// clear, more than compressing a small object costs.
-var zlibWriters sync.Pool
+// clear, more than compressing a small object costs. They compress at
+// BestSpeed (git reads any level): resetting and running the default
+// level took 4x the CPU (190 against 45 µs for a 1.7 KB tree here) for a
+// few percent of space. An object under smallObject bytes (a checkpoint's
+// commit, a small tree or file) is stored in zlib's uncompressed blocks
+// (storedWriters): under 1 µs against 20 µs, for at most a few hundred
+// bytes more per object.
+var zlibWriters, storedWriters sync.Pool
+
+// smallObject is the size under which an object is stored uncompressed.
+const smallObject = 512
 
 func newPendingPack() *pendingPack {
 	return &pendingPack{buf: make([]byte, 12, 4096), idx: map[plumbing.Hash]struct{}{}}
@@ -102,9 +111,13 @@ func (p *pendingPack) add(t plumbing.ObjectType, data []byte, h plumbing.Hash) e
 		return nil
 	}
 	p.zbuf.Reset()
-	zw, _ := zlibWriters.Get().(*zlib.Writer)
+	pool, level := &zlibWriters, zlib.BestSpeed
+	if len(data) < smallObject {
+		pool, level = &storedWriters, zlib.NoCompression
+	}
+	zw, _ := pool.Get().(*zlib.Writer)
 	if zw == nil {
-		zw = zlib.NewWriter(&p.zbuf)
+		zw, _ = zlib.NewWriterLevel(&p.zbuf, level)
 	} else {
 		zw.Reset(&p.zbuf)
 	}
@@ -112,7 +125,7 @@ func (p *pendingPack) add(t plumbing.ObjectType, data []byte, h plumbing.Hash) e
 	if e := zw.Close(); err == nil {
 		err = e
 	}
-	zlibWriters.Put(zw)
+	pool.Put(zw)
 	if err != nil {
 		return fmt.Errorf("compress object %s: %w", h, err)
 	}

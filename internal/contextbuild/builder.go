@@ -114,7 +114,10 @@ type Builder struct {
 	windowSource string
 	// errLines memoises the error lines of failed outputs of runID.
 	errLines map[lineKey]string
-	runID    string
+	// args memoises callArgs by call id for runID (analyze reads every
+	// call of the conversation at every build).
+	args  map[string]parsedArgs
+	runID string
 }
 
 // New returns a Builder.
@@ -195,9 +198,9 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 	}
 	b.resolveWindow(ctx)
 	if b.runID != st.RunID || b.errLines == nil {
-		b.runID, b.errLines = st.RunID, map[lineKey]string{}
+		b.runID, b.errLines, b.args = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}
 	}
-	h := analyze(st)
+	h := analyze(st, b.args)
 	if opt.Decide {
 		evs, err := b.decide(ctx, h)
 		if err != nil {

@@ -49,7 +49,13 @@ type history struct {
 	edits map[string][]int64
 }
 
-func analyze(st *agent.State) *history {
+// parsedArgs is what callArgs read from a call's arguments, memoised with
+// the arguments it read them from.
+type parsedArgs struct{ args, path, command string }
+
+// analyze reads st; memo (nil: none) keeps each call's parsed arguments
+// across builds of one run.
+func analyze(st *agent.State, memo map[string]parsedArgs) *history {
 	h := &history{st: st, current: -1, calls: map[string]*callInfo{}, edits: map[string][]int64{}}
 	for i := len(st.Meta) - 1; i >= 0; i-- {
 		if st.Meta[i].Kind == agent.KindPerson {
@@ -70,7 +76,17 @@ func analyze(st *agent.State) *history {
 			round = &h.units[len(h.units)-1]
 			for _, c := range m.ToolCalls {
 				ci := &callInfo{name: c.Name, args: c.Arguments, msg: i, result: -1, step: meta.Step}
-				ci.path, ci.command = callArgs(c.Name, c.Arguments)
+				if pa, ok := memo[c.ID]; ok && pa.args == c.Arguments {
+					ci.path, ci.command = pa.path, pa.command
+				} else {
+					ci.path, ci.command = callArgs(c.Name, c.Arguments)
+					if memo != nil {
+						if len(memo) > 8192 {
+							clear(memo)
+						}
+						memo[c.ID] = parsedArgs{args: c.Arguments, path: ci.path, command: ci.command}
+					}
+				}
 				h.calls[c.ID] = ci
 				h.order = append(h.order, c.ID)
 			}

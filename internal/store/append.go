@@ -79,13 +79,17 @@ func (a *appender) close() {
 }
 
 // setSync switches the connection between synchronous=FULL (fsync the WAL
-// at each commit) and NORMAL.
-func setSync(ctx context.Context, c *sql.Conn, full bool) error {
-	mode := "NORMAL"
+// at each commit) and NORMAL, by statements prepared once.
+func (a *appender) setSync(ctx context.Context, full bool) error {
+	q := sqlSyncNormal
 	if full {
-		mode = "FULL"
+		q = sqlSyncFull
 	}
-	_, err := c.ExecContext(ctx, "PRAGMA synchronous = "+mode)
+	st, err := a.stmt(ctx, q)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx)
 	return err
 }
 
@@ -100,6 +104,15 @@ const (
 	sqlInsertGr  = `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`
 	sqlDeleteGr  = `DELETE FROM grants WHERE run_id = ? AND rule = ?`
 	sqlInsertAud = `INSERT INTO audit(time, run_id, action, call_id, detail) VALUES (?, ?, ?, ?, ?)`
+	// The transaction and the sync mode are statements on the append
+	// connection too: database/sql's Tx would prepare every statement
+	// again for each transaction (Tx.Stmt re-prepares a statement that
+	// belongs to a Conn), which cost more than the inserts themselves.
+	sqlBegin      = `BEGIN IMMEDIATE`
+	sqlCommit     = `COMMIT`
+	sqlRollback   = `ROLLBACK`
+	sqlSyncFull   = `PRAGMA synchronous = FULL`
+	sqlSyncNormal = `PRAGMA synchronous = NORMAL`
 )
 
 // runDelta is what a batch of events changes in its runs row.
@@ -161,41 +174,40 @@ func (s *Store) appendOn(ctx context.Context, evs []*event.Event, sync bool) err
 	// The journal write must not be abandoned half-way because the run was
 	// cancelled: the interruption itself is journaled with a cancelled ctx.
 	ctx = context.WithoutCancel(ctx)
-	return s.app.with(ctx, s.db, func(c *sql.Conn) error {
+	return s.app.with(ctx, s.db, func(*sql.Conn) error {
 		if sync {
-			if err := setSync(ctx, c, true); err != nil {
+			if err := s.app.setSync(ctx, true); err != nil {
 				return fmt.Errorf("append %s: %w", what, err)
 			}
-			defer setSync(ctx, c, false)
+			defer s.app.setSync(ctx, false)
 		}
-		return s.appendTx(ctx, c, evs, data, what)
+		return s.appendTx(ctx, evs, data, what)
 	})
 }
 
-func (s *Store) appendTx(ctx context.Context, c *sql.Conn, evs []*event.Event, data [][]byte, what string) error {
+func (s *Store) appendTx(ctx context.Context, evs []*event.Event, data [][]byte, what string) error {
 	runID := evs[0].RunID
-	stmt := func(tx *sql.Tx, q string) (*sql.Stmt, error) {
-		st, err := s.app.stmt(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		return tx.StmtContext(ctx, st), nil
-	}
-	// Prepared before the transaction, which then holds the connection.
-	for _, q := range []string{sqlLastSeq, sqlInsertEv, sqlUpdateRun, sqlInsertCP, sqlInsertGr, sqlInsertAud} {
-		if _, err := s.app.stmt(ctx, q); err != nil {
+	// Every statement runs on the append connection, prepared once: the
+	// transaction is its own BEGIN/COMMIT, which the appender's lock keeps
+	// to this one caller.
+	stmt := func(q string) (*sql.Stmt, error) { return s.app.stmt(ctx, q) }
+	for _, q := range []string{sqlBegin, sqlCommit, sqlRollback, sqlLastSeq, sqlInsertEv, sqlUpdateRun} {
+		if _, err := stmt(q); err != nil {
 			return fmt.Errorf("append %s: %w", what, err)
 		}
 	}
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
+	begin, _ := stmt(sqlBegin)
+	if _, err := begin.ExecContext(ctx); err != nil {
 		return fmt.Errorf("append %s: %w", what, err)
 	}
-	defer tx.Rollback()
-	q, err := stmt(tx, sqlLastSeq)
-	if err != nil {
-		return fmt.Errorf("append %s: %w", what, err)
-	}
+	committed := false
+	defer func() {
+		if !committed {
+			rb, _ := stmt(sqlRollback)
+			_, _ = rb.ExecContext(ctx)
+		}
+	}()
+	q, _ := stmt(sqlLastSeq)
 	var last int64
 	if err := q.QueryRowContext(ctx, runID).Scan(&last); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -218,28 +230,27 @@ func (s *Store) appendTx(ctx context.Context, c *sql.Conn, evs []*event.Event, d
 			ev.Time = time.Now().UTC()
 		}
 		ts = ev.Time.UTC().Format(time.RFC3339Nano)
-		if err := s.insertEvent(ctx, stmt, tx, ev, ts, data[i]); err != nil {
+		if err := s.insertEvent(ctx, stmt, ev, ts, data[i]); err != nil {
 			return fmt.Errorf("append %s: %w", ev.Type, err)
 		}
 		d.fold(ev)
 	}
-	u, err := stmt(tx, sqlUpdateRun)
-	if err != nil {
-		return fmt.Errorf("append %s: %w", what, err)
-	}
+	u, _ := stmt(sqlUpdateRun)
 	if _, err := u.ExecContext(ctx, last, ts, d.steps, d.toolCalls, d.tokIn, d.tokOut, d.status, d.failure, d.answer, d.model, d.approval, runID); err != nil {
 		return fmt.Errorf("append %s: %w", what, err)
 	}
-	if err := tx.Commit(); err != nil {
+	cm, _ := stmt(sqlCommit)
+	if _, err := cm.ExecContext(ctx); err != nil {
 		return fmt.Errorf("append %s: %w", what, err)
 	}
+	committed = true
 	return nil
 }
 
 // insertEvent inserts one event and the rows derived from it.
-func (s *Store) insertEvent(ctx context.Context, stmt func(*sql.Tx, string) (*sql.Stmt, error), tx *sql.Tx, ev *event.Event, ts string, data []byte) error {
+func (s *Store) insertEvent(ctx context.Context, stmt func(string) (*sql.Stmt, error), ev *event.Event, ts string, data []byte) error {
 	exec := func(q string, args ...any) error {
-		st, err := stmt(tx, q)
+		st, err := stmt(q)
 		if err != nil {
 			return err
 		}

@@ -242,10 +242,10 @@ func parseTime(s string) time.Time {
 func (s *Store) SyncMode(ctx context.Context) int {
 	m := -1
 	_ = s.app.with(ctx, s.db, func(c *sql.Conn) error {
-		if err := setSync(ctx, c, true); err != nil {
+		if err := s.app.setSync(ctx, true); err != nil {
 			return err
 		}
-		defer setSync(ctx, c, false)
+		defer s.app.setSync(ctx, false)
 		return c.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&m)
 	})
 	return m

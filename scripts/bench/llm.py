@@ -17,6 +17,8 @@ mix:     echo    odd steps run `echo ...` (a shell builtin: Crush's in-process
          writes  every step writes bench/wKK.txt
          echos   every step runs `echo bench step K`
          prime   every step runs `true` (to warm a state directory up)
+         cycle   check 24's steps, four to a file: write cK.txt, read it,
+                 edit it ("line K" -> "LINE K"), then `echo K >> side.log`
 steps:   how many tool steps before the final answer (0: answer at once)
 
 Step k (0-based) is the number of assistant messages already in the request,
@@ -47,10 +49,14 @@ DIALECTS = {
     "agent": {
         "write": lambda path, content: ("write_file", {"path": path, "content": content}),
         "exec": lambda cmd: ("run_command", {"command": cmd}),
+        "read": lambda path: ("read_file", {"path": path}),
+        "edit": lambda path, old, new: ("edit_file", {"path": path, "old_string": old, "new_string": new}),
     },
     "crush": {
         "write": lambda path, content: ("write", {"file_path": path, "content": content}),
         "exec": lambda cmd: ("bash", {"command": cmd, "description": "bench step"}),
+        "read": lambda path: ("view", {"file_path": path}),
+        "edit": lambda path, old, new: ("edit", {"file_path": path, "old_string": old, "new_string": new}),
     },
 }
 
@@ -64,6 +70,11 @@ def call_for(dialect, mix, k):
     d = DIALECTS[dialect]
     if mix == "prime":
         return d["exec"]("true")
+    if mix == "cycle":
+        i, j = divmod(k, 4)
+        path = f"bench/c{i}.txt"
+        return [lambda: d["write"](path, f"line {i}\n"), lambda: d["read"](path),
+                lambda: d["edit"](path, f"line {i}", f"LINE {i}"), lambda: d["exec"](f"echo {i} >> side.log")][j]()
     if mix == "writes":
         return d["write"](f"bench/w{k:02d}.txt", content_of(k))
     if mix == "echos":
@@ -105,7 +116,7 @@ class H(BaseHTTPRequestHandler):
         if len(parts) < 6:
             return None
         self.tag, parts = parts[0], parts[1:]
-        if len(parts) < 5 or parts[0] not in DIALECTS or parts[1] not in ("echo", "exec", "writes", "echos", "prime") or parts[3] != "v1":
+        if len(parts) < 5 or parts[0] not in DIALECTS or parts[1] not in ("echo", "exec", "writes", "echos", "prime", "cycle") or parts[3] != "v1":
             return None
         try:
             n = int(parts[2])

@@ -8,7 +8,8 @@
 # (bench/wNN.txt), odd steps run a command (mix "echo": `echo bench step K`,
 # a builtin, which Crush's in-process shell interpreter runs without a
 # process; mix "exec": `cat bench/wNN.txt`, an external program for both;
-# mix "writes": every step writes, mix "echos": every step runs echo).
+# mix "writes": every step writes, mix "echos": every step runs echo; mix
+# "cycle": check 24's write, read, edit, command, four steps to a file).
 # Each run gets a fresh copy of a git workspace of FILES committed files, a
 # fresh state directory and a fresh config; its CPU (user and sys apart) is
 # the child's rusage from wait4 (rusage.py), descendants included. A 0-step
@@ -88,6 +89,7 @@ python3 - "$tpl" "$FILES" <<'EOF'
 import os, random, sys
 root, n = sys.argv[1], int(sys.argv[2])
 rng = random.Random(1)
+os.makedirs(root, exist_ok=True)
 for i in range(n):
     d = os.path.join(root, f"pkg{i % 20:02d}")
     os.makedirs(d, exist_ok=True)
@@ -161,9 +163,9 @@ EOF
       timeout 300 "$CRUSH_BIN" run --quiet "$prompt" >/dev/null || die "$tag failed; see $d/stderr"
     ;;
   esac
-  local want=$(((n + 1) / 2)) got
-  case $mix in writes) want=$n ;; echos) want=0 ;; esac
-  got=$(find "$d/ws/bench" -name 'w*.txt' 2>/dev/null | wc -l || true)
+  local want=$(((n + 1) / 2)) got pat='w*.txt'
+  case $mix in writes) want=$n ;; echos) want=0 ;; cycle) want=$(((n + 3) / 4)) pat='c*.txt' ;; esac
+  got=$(find "$d/ws/bench" -name "$pat" 2>/dev/null | wc -l || true)
   [[ $got -eq $want ]] || die "$tag: $got files written, want $want; see $d/stderr"
   # Nothing is deleted until the sitting ends: ext4 makes a new inode dear
   # for a while after many were deleted (ialloc's recently_deleted), and the

@@ -23,6 +23,9 @@ def expected_marker(mix, k):
     """What the result of step k must contain when it reaches the model."""
     if mix == "prime":
         return "exit code: 0"
+    if mix == "cycle":  # write, read, edit cK.txt, then `echo K >> side.log` (no output to check)
+        i, j = divmod(k, 4)
+        return [f"c{i}.txt", f"line {i}", f"c{i}.txt", ""][j]
     if mix == "writes":
         return f"w{k:02d}.txt"
     if mix == "echos":

@@ -81,6 +81,7 @@ type Provider struct {
 	cfg     Config
 	baseURL string
 	client  *goopenai.Client
+	msgs    *messageCache // the messages' encoding, kept across requests
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -126,7 +127,7 @@ func New(cfg Config) (*Provider, error) {
 	occ := goopenai.DefaultConfig(cfg.APIKey)
 	occ.BaseURL = base
 	occ.HTTPClient = recordingDoer{c: cfg.HTTPClient}
-	return &Provider{cfg: cfg, baseURL: base, client: goopenai.NewClientWithConfig(occ)}, nil
+	return &Provider{cfg: cfg, baseURL: base, client: goopenai.NewClientWithConfig(occ), msgs: &messageCache{}}, nil
 }
 
 // Model is the default model of the provider.
@@ -143,8 +144,13 @@ func (p *Provider) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 	if err != nil {
 		return nil, err
 	}
+	msgs, err := p.msgs.encode(creq.Messages)
+	if err != nil {
+		return nil, &ModelError{Err: err, Msg: fmt.Sprintf("invalid conversation: %v", err)}
+	}
+	creq.Messages = nil // the doer puts msgs in the body (msgcache.go)
 	for attempt := 1; ; attempt++ {
-		s, err := p.attempt(ctx, creq)
+		s, err := p.attempt(ctx, creq, msgs)
 		if err == nil {
 			return s, nil
 		}
@@ -174,11 +180,11 @@ func (p *Provider) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 
 // attempt makes one HTTP request and reads the first chunk, so that failures
 // before any data arrived can be retried.
-func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest) (*stream, error) {
+func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, msgs []byte) (*stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("model request: %w", err)
 	}
-	info := &attemptInfo{}
+	info := &attemptInfo{messages: msgs}
 	var actx context.Context
 	var cancelTimeout context.CancelFunc
 	if p.cfg.RequestTimeout > 0 {
