@@ -288,7 +288,8 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tr.notice("warning: %s", msg.text)
 		return m, nil
 	case runOpenedMsg:
-		return m, m.onRunOpened(msg)
+		cmd := m.onRunOpened(msg)
+		return m, tea.Batch(cmd, releaseReopened(msg.history))
 	case driveDoneMsg:
 		return m, m.onDriveDone(msg)
 	case compactDoneMsg:
