@@ -26,7 +26,7 @@ import (
 // program on a pipe standing in for the terminal and check both ways, so
 // that an upgrade or an option that loses it fails here.
 func TestSynchronizedOutputWhenTheTerminalKnowsIt(t *testing.T) {
-	out := runOnFakeTerminal(t, "\x1b[?2026;2$y") // mode known, reset
+	out := runOnFakeTerminal(t, "\x1b[?2026;2$y", 0) // mode known, reset
 	after := out[strings.Index(out, "\x1b[?2026$p"):]
 	on, off := strings.Count(after, "\x1b[?2026h"), strings.Count(after, "\x1b[?2026l")
 	if on == 0 || on != off {
@@ -40,16 +40,28 @@ func TestSynchronizedOutputWhenTheTerminalKnowsIt(t *testing.T) {
 }
 
 func TestNoSynchronizedOutputWhenTheTerminalIsSilent(t *testing.T) {
-	out := runOnFakeTerminal(t, "")
+	out := runOnFakeTerminal(t, "", 0)
 	if strings.Contains(out, "\x1b[?2026h") {
 		t.Fatalf("ESC[?2026h written to a terminal that never said it knows mode 2026:\n%q", out)
 	}
 }
 
+// Bubble Tea's renderer is patched (third_party/bubbletea) to stop its
+// 60-a-second ticker on a screen where nothing happened for a few frames;
+// a key typed after that must still be drawn. The pause is the condition
+// under test (an idle screen), not a wait for something to happen.
+func TestKeyDrawnAfterTheRendererWentIdle(t *testing.T) {
+	out := runOnFakeTerminal(t, "", 300*time.Millisecond)
+	if !strings.Contains(plainText(out), "zq") {
+		t.Fatalf("the typed text never drawn")
+	}
+}
+
 // runOnFakeTerminal starts the TUI with a pipe as its terminal, answers
 // the mode query with reply (none if ""), types "zq" once the composer is
-// drawn, and returns everything written once "zq" is on screen.
-func runOnFakeTerminal(t *testing.T, reply string) string {
+// drawn (after pause), and returns everything written once "zq" is on
+// screen.
+func runOnFakeTerminal(t *testing.T, reply string, pause time.Duration) string {
 	t.Helper()
 	ws := t.TempDir()
 	for _, a := range [][]string{{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init", "--allow-empty"}} {
@@ -91,6 +103,7 @@ func runOnFakeTerminal(t *testing.T, reply string) string {
 		}
 	}
 	term.wait(t, "the composer", "Ask, or /")
+	time.Sleep(pause)
 	if _, err := io.WriteString(inW, "zq"); err != nil {
 		t.Fatal(err)
 	}

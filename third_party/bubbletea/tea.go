@@ -562,6 +562,12 @@ type Program struct {
 	// rendererDone is used to stop the renderer.
 	rendererDone chan struct{}
 
+	// rendererWake and rendererWoke restart the renderer's ticker after it
+	// stopped on an idle screen (agent patch: no frame ticks when nothing
+	// happens; see wakeRenderer).
+	rendererWake chan struct{}
+	rendererWoke atomic.Bool
+
 	// Initial window size. Mainly used for testing.
 	width, height int
 
@@ -620,6 +626,7 @@ func NewProgram(model Model, opts ...ProgramOption) *Program {
 		msgs:         make(chan Msg),
 		errs:         make(chan error, 1),
 		rendererDone: make(chan struct{}),
+		rendererWake: make(chan struct{}, 1),
 	}
 
 	// Apply all options to the program.
@@ -774,6 +781,7 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 			return model, err
 
 		case msg := <-p.msgs:
+			p.wakeRenderer() // whatever the message does may need a frame
 			msg = p.translateInputEvent(msg)
 
 			if size, ok := msg.(WindowSizeMsg); ok && !isPlausibleWindowSize(size.Width, size.Height) {
@@ -917,6 +925,7 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 func (p *Program) render(model Model) {
 	if p.renderer != nil {
 		p.renderer.render(model.View()) // send view to renderer
+		p.wakeRenderer()                // a View that took longer than the idle ticks is still drawn (agent patch)
 	}
 }
 
@@ -1247,6 +1256,7 @@ func (p *Program) execute(seq string) {
 	p.mu.Lock()
 	_, _ = p.outputBuf.WriteString(seq)
 	p.mu.Unlock()
+	p.wakeRenderer()
 }
 
 // executeQuery writes a terminal query to the program output. Queries expect a
@@ -1455,6 +1465,7 @@ func (p *Program) startRenderer() {
 	// Start the renderer.
 	p.renderer.start()
 	go func() {
+		quiet := 0
 		for {
 			select {
 			case <-p.rendererDone:
@@ -1464,9 +1475,45 @@ func (p *Program) startRenderer() {
 			case <-p.ticker.C:
 				_ = p.flush()
 				_ = p.renderer.flush(false)
+				// agent patch: a screen on which nothing happened for
+				// rendererIdleTicks frames stops the ticker until the next
+				// message or write (wakeRenderer), so an idle program does
+				// not wake 60 times a second.
+				if p.rendererWoke.Swap(false) {
+					quiet = 0
+					continue
+				}
+				if quiet++; quiet < rendererIdleTicks {
+					continue
+				}
+				p.ticker.Stop()
+				select {
+				case <-p.rendererDone:
+					return
+				case <-p.rendererWake:
+				}
+				quiet = 0
+				p.ticker.Reset(framerate)
 			}
 		}
 	}()
+}
+
+// rendererIdleTicks is how many frames with nothing new stop the renderer's
+// ticker (agent patch).
+const rendererIdleTicks = 4
+
+// wakeRenderer says that something may need drawing: the renderer's ticker
+// runs again if it had stopped (agent patch). Every message the event loop
+// receives and every direct write wakes it, so whatever changes the view or
+// the renderer's state (an Update, a resize, a print above the program,
+// a mode change) is flushed as before, at the next tick.
+func (p *Program) wakeRenderer() {
+	p.rendererWoke.Store(true)
+	select {
+	case p.rendererWake <- struct{}{}:
+	default:
+	}
 }
 
 // stopRenderer stops the renderer.
