@@ -46,11 +46,13 @@ const (
 // model is the root model. It is used through a pointer: the program and
 // the commands it starts share it.
 type model struct {
-	ctx  context.Context
-	svc  *app.Service
-	opt  Options
-	th   *theme.Theme
-	dark bool
+	ctx context.Context
+	svc *app.Service
+	opt Options
+	// started is called once the first frame is out (startup.go)
+	started func()
+	th      *theme.Theme
+	dark    bool
 
 	width, height int
 
@@ -92,7 +94,7 @@ const askGuard = 300 * time.Millisecond
 func newModel(ctx context.Context, svc *app.Service, opt Options) *model {
 	dark := true
 	m := &model{ctx: ctx, svc: svc, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))),
-		now: time.Now, asks: map[string]protocol.ApprovalRequest{}}
+		now: time.Now, asks: map[string]protocol.ApprovalRequest{}, started: func() {}}
 	m.input = m.newComposer()
 	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
 	m.tr = newTranscript(m.th, m.renderDiff)
@@ -248,8 +250,8 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// the first frame is drawn now; the repo map's cold parse and the
 		// tokenizer, which the first request would wait for, start once
 		// that frame is out (warmDelay, so as not to compete with it)
-		svc := m.svc
-		return m, tea.Tick(warmDelay, func(time.Time) tea.Msg { svc.WarmRepoMap(); return nil })
+		svc, started := m.svc, m.started
+		return m, tea.Tick(warmDelay, func(time.Time) tea.Msg { started(); svc.WarmRepoMap(); return nil })
 	case approve.DecisionMsg:
 		m.decided(msg)
 		return m, nil
