@@ -36,6 +36,9 @@ func quietStart() (done func()) {
 		return func() {}
 	}
 	prev := debug.SetGCPercent(-1)
+	if prev < 0 { // another session of this process is starting (tests): its done turns it back on
+		return func() {}
+	}
 	var once sync.Once
 	return func() { once.Do(func() { debug.SetGCPercent(prev) }) }
 }
