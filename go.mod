@@ -106,3 +106,5 @@ require (
 replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
 
 replace charm.land/glamour/v2 => ./third_party/glamour
+
+replace charm.land/bubbletea/v2 => ./third_party/bubbletea

@@ -117,7 +117,7 @@ func (s *Service) openRun(ctx context.Context, id string) (*Run, []event.Event, 
 	if err := r.takeLock(); err != nil {
 		return nil, nil, err
 	}
-	evs, err := s.store.Events(ctx, row.ID, 0)
+	evs, err := s.store.EventsForReopen(ctx, row.ID) // only the last request's report whole
 	if err != nil {
 		r.Close()
 		return nil, nil, err

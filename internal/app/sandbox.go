@@ -58,11 +58,11 @@ func commandEnv(envAllow []string) []string {
 // where the kernel could not enforce it), "" when its journal does not say:
 // a resume keeps it unless a flag or the environment sets another.
 func runSandbox(ctx context.Context, st *store.Store, runID string) string {
-	evs, err := st.Events(ctx, runID, 0)
-	if err != nil {
+	ev, ok, err := st.FirstEvent(ctx, runID, event.RunStarted)
+	if err != nil || !ok {
 		return ""
 	}
-	return sandboxOf(evs)
+	return sandboxOf([]event.Event{ev})
 }
 
 // sandboxOf is runSandbox over a journal already read.

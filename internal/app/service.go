@@ -207,6 +207,11 @@ func (s *Service) WarmRepoMap() {
 		s.warmStop, s.warmDone = stop, make(chan struct{})
 		go func() {
 			defer close(s.warmDone)
+			// the tokenizer's vocabulary, which the first request would
+			// load (MCP servers are left to start with that request)
+			if s.tools.mcp == nil && s.tools.ensure(ctx) == nil {
+				_ = s.tools.cb.Warm()
+			}
 			// an error is the first refresh's to report; this only fills caches
 			_, _ = s.repoMap.Map(ctx, contextbuild.RepoMapQuery{Tokens: 256})
 		}()

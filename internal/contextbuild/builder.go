@@ -109,6 +109,8 @@ type Builder struct {
 	tools   []agent.ToolSpec
 	toolTk  int
 	toolsJS string
+	// prepare loads counter (if nil) and counts toolTk, once.
+	prepare func() error
 	// window and its source, settled at the first Build.
 	window       int
 	windowSource string
@@ -129,23 +131,39 @@ func New(opt Options) (*Builder, error) {
 		opt.RefreshEdits = DefaultRefreshEdits
 	}
 	b := &Builder{opt: opt, counter: opt.Counter}
-	if b.counter == nil {
-		c, err := tokens.New(tokens.ForModel(opt.Model))
-		if err != nil {
-			return nil, fmt.Errorf("contextbuild: tokenizer: %w", err)
-		}
-		b.counter = c
-	}
 	b.tools = slices.Clone(opt.Tools)
 	slices.SortFunc(b.tools, func(x, y agent.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
 	var js strings.Builder
 	for _, t := range b.tools {
-		b.toolTk += b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
 		js.WriteString(t.Name + "\x00" + t.Description + "\x00" + string(t.Parameters) + "\x00")
 	}
 	b.toolsJS = js.String()
+	// The tokenizer's vocabulary (tens of milliseconds to load) is loaded
+	// by the first Build, not here: New is on the path to an interactive
+	// session's first frame (issue 21: first frame ≤ 50 ms).
+	b.prepare = sync.OnceValue(b.loadCounter)
 	return b, nil
 }
+
+// loadCounter makes the token counter when none was given and counts the
+// tools' specs; once, by the first Build.
+func (b *Builder) loadCounter() error {
+	if b.counter == nil {
+		c, err := tokens.New(tokens.ForModel(b.opt.Model))
+		if err != nil {
+			return fmt.Errorf("contextbuild: tokenizer: %w", err)
+		}
+		b.counter = c
+	}
+	for _, t := range b.tools {
+		b.toolTk += b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+	}
+	return nil
+}
+
+// Warm loads the tokenizer now (what the first Build would), for a caller
+// that has time to spare before the first request.
+func (b *Builder) Warm() error { return b.prepare() }
 
 // Window returns the window the builder budgets for and where it came
 // from ("" before the first Build when the config sets none).
@@ -194,6 +212,9 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := b.prepare(); err != nil {
 		return nil, err
 	}
 	b.resolveWindow(ctx)

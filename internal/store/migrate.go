@@ -87,8 +87,19 @@ func (s *Store) migrate(ctx context.Context) error {
 		version INTEGER PRIMARY KEY, applied TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	// The versions already applied, read once: a journal that is up to date
+	// (every start but the first) costs one query, not a transaction per
+	// migration (the start of an interactive session waits for this). The
+	// check inside each transaction stays, for two processes migrating at once.
+	applied, err := s.appliedVersions(ctx)
+	if err != nil {
+		return err
+	}
 	for i, m := range migrations {
 		v := i + 1
+		if applied[v] {
+			continue
+		}
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("migrate %d: %w", v, err)
@@ -122,4 +133,25 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("database %s has schema version %d, newer than this agent knows (%d); upgrade the agent", s.path, max, len(migrations))
 	}
 	return nil
+}
+
+// appliedVersions returns the schema versions recorded as applied.
+func (s *Store) appliedVersions(ctx context.Context) (map[int]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		applied[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return applied, nil
 }

@@ -166,21 +166,5 @@ func (s *Store) Events(ctx context.Context, runID string, after int64) ([]event.
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}
-	defer rows.Close()
-	var out []event.Event
-	for rows.Next() {
-		var ev event.Event
-		var typ, ts, data string
-		if err := rows.Scan(&ev.Seq, &typ, &ts, &data); err != nil {
-			return nil, fmt.Errorf("read events: %w", err)
-		}
-		ev.RunID, ev.Type, ev.Time = runID, event.Type(typ), parseTime(ts)
-		p, err := event.DecodePayload(ev.Type, []byte(data))
-		if err != nil {
-			return nil, fmt.Errorf("read event %d of run %s: %w", ev.Seq, runID, err)
-		}
-		ev.Data = p
-		out = append(out, ev)
-	}
-	return out, rows.Err()
+	return scanEvents(rows, runID)
 }

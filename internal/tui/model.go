@@ -58,6 +58,8 @@ type model struct {
 	// profile is the terminal's colour profile: the diff colours are
 	// chosen for it (theme.NewFor)
 	profile colorprofile.Profile
+	// started is called once the first frame is out (startup.go)
+	started func()
 
 	width, height int
 
@@ -107,7 +109,7 @@ const askGuard = 300 * time.Millisecond
 func newModel(ctx context.Context, svc *app.Service, opt Options) *model {
 	dark := true
 	m := &model{ctx: ctx, svc: svc, opt: opt, dark: dark, th: theme.New(dark, noColor(envOf(opt))), profile: colorprofile.TrueColor,
-		now: time.Now, asks: map[string]protocol.ApprovalRequest{}}
+		now: time.Now, asks: map[string]protocol.ApprovalRequest{}, started: func() {}}
 	m.input = m.newComposer()
 	m.dv = diffview.NewRenderer(diffview.Options{Theme: m.th})
 	m.dvSplit = diffview.NewRenderer(diffview.Options{Theme: m.th, Mode: diffview.Split})
@@ -283,10 +285,11 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		// the first frame is drawn now; the repo map's cold parse, which
-		// the first request would wait for, starts beside it (once)
-		svc := m.svc
-		return m, func() tea.Msg { svc.WarmRepoMap(); return nil }
+		// the first frame is drawn now; the repo map's cold parse and the
+		// tokenizer, which the first request would wait for, start once
+		// that frame is out (warmDelay, so as not to compete with it)
+		svc, started := m.svc, m.started
+		return m, tea.Tick(warmDelay, func(time.Time) tea.Msg { started(); svc.WarmRepoMap(); return nil })
 	case approve.DecisionMsg:
 		m.decided(msg)
 		return m, nil
@@ -335,7 +338,8 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tr.notice("warning: %s", msg.text)
 		return m, nil
 	case runOpenedMsg:
-		return m, m.onRunOpened(msg)
+		cmd := m.onRunOpened(msg)
+		return m, tea.Batch(cmd, releaseReopened(msg.history))
 	case driveDoneMsg:
 		return m, m.onDriveDone(msg)
 	case compactDoneMsg:

@@ -79,11 +79,17 @@ type program struct {
 // renderer, no input).
 func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*program, error) {
 	snd := &sender{}
+	started := func() {}
+	if opt.ResumeID == "" { // a reopening allocates too much for this
+		started = quietStart()
+	}
 	svc, err := app.Open(ctx, app.Options{Settings: opt.Settings, Decides: true, Live: true, Warn: snd.warn})
 	if err != nil {
+		started()
 		return nil, err
 	}
 	m := newModel(ctx, svc, opt)
+	m.started = started
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opt.In != nil {
 		popts = append(popts, tea.WithInput(opt.In))
@@ -112,6 +118,7 @@ func start(ctx context.Context, opt Options, extra ...tea.ProgramOption) (*progr
 
 func (pr *program) run(ctx context.Context) Result {
 	_, err := pr.p.Run()
+	pr.m.started() // if the first frame never came
 	pr.unsub()
 	pr.snd.attach(nil)
 	if err == nil {

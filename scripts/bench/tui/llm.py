@@ -46,6 +46,7 @@ ROLE_TOOL = re.compile(rb'"role"\s*:\s*"tool"')
 TOOLS = re.compile(rb'"tools"\s*:\s*\[\s*\{')
 MODEL = re.compile(rb'"model"\s*:\s*"([^"\\]*)"')
 STREAM = re.compile(rb'"stream"\s*:\s*true')
+CALL_ID = re.compile(rb'call_([0-9]+)_[0-9]+')
 
 DIALECTS = {
     "agent": {
@@ -143,6 +144,11 @@ class H(BaseHTTPRequestHandler):
         # regex (a quote inside a JSON string is escaped, so the pattern only
         # matches the keys themselves) instead of parsing every request.
         k = len(ROLE_ASSISTANT.findall(raw))
+        # A tool that compacts its context drops old assistant messages: the
+        # turn is then one past the newest call id the request carries.
+        ids = [int(x) for x in CALL_ID.findall(raw)]
+        if ids:
+            k = max(k, max(ids) + 1)
         results = len(ROLE_TOOL.findall(raw))
         aside = not TOOLS.search(raw)
         m = MODEL.search(raw)

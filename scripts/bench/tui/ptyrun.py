@@ -17,6 +17,8 @@ master is timestamped on arrival. Reported, in ms from t0:
 
   first_byte_ms  the first byte CMD wrote to its terminal
   altscreen_ms   the read holding the alternate-screen switch (ESC [?1049h)
+  cpu_at_frame_ms  CMD's CPU (every live thread, from schedstat) when the
+                 frame's read arrived
   frame_ms       the read that completed the first frame showing MARKER: the
                  output so far, with escape sequences and all whitespace
                  removed (a renderer may move the cursor over blanks instead
@@ -106,6 +108,23 @@ def sample(pid):
     return out
 
 
+def thread_cpu_ms(pid):
+    """CMD's CPU so far in ms at nanosecond resolution: the sum over its
+    live threads of /proc/PID/task/TID/schedstat's run time (the tick-based
+    utime + stime is too coarse for a 40 ms start)."""
+    ns = 0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    ns += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    except OSError:
+        return None
+    return ns / 1e6
+
+
 def capture():
     if not os.environ.get("TMUX"):
         return None
@@ -136,7 +155,7 @@ if pid == 0:
     finally:
         os._exit(127)
 
-st = {"first": None, "alt": None, "frame": None, "closed": False}
+st = {"first": None, "alt": None, "frame": None, "frame_cpu": None, "closed": False}
 buf = bytearray()
 squeezed_upto = 0
 reads = []  # (t_ms, nbytes)
@@ -171,6 +190,7 @@ def pump(timeout):
             st["alt"] = now
         if st["frame"] is None and marker.search(squeeze(bytes(buf))):
             st["frame"] = now
+            st["frame_cpu"] = thread_cpu_ms(pid)
     if stdin_fd in r:
         try:
             data = os.read(stdin_fd, 1 << 16)
@@ -273,7 +293,7 @@ rnd = lambda v: None if v is None else round(v, 3)
 rec = dict(m.split("=", 1) for m in a.meta)
 rec.update({
     "t0_wall": t0_wall, "first_byte_ms": rnd(st["first"]), "altscreen_ms": rnd(st["alt"]), "frame_ms": rnd(frame),
-    "screen_ok": screen_ok,
+    "cpu_at_frame_ms": rnd(st["frame_cpu"]), "screen_ok": screen_ok,
     "reads_to_frame": sum(1 for t, _ in reads if frame is not None and t <= frame),
     "bytes_to_frame": sum(n for t, n in reads if frame is not None and t <= frame),
     "exit": os.waitstatus_to_exitcode(status),

@@ -51,9 +51,9 @@ if failed:
 start = [r for r in results if r.get("scenario") == "start" and r.get("round") != "0" and r.get("frame_ms") is not None]
 if start:
     print("### Start to first frame (ms from exec)\n")
-    print("| tool | state | runs | median | p90 | min | max | first byte (median) | VmRSS at the frame + 0.3 s (median) |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    meds = {}
+    print("| tool | state | runs | median | p90 | min | max | first byte (median) | CPU at the frame (ms, median; min) | VmRSS at the frame + 0.3 s (median) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    meds, cpus = {}, {}
     for tool in ("agent", "crush", "floor"):
         for state in ("fresh", "warm"):
             rs = [r for r in start if r["tool"] == tool and r.get("state") == state]
@@ -62,13 +62,15 @@ if start:
             v = [r["frame_ms"] for r in rs]
             meds[(tool, state)] = med(v)
             rss = med([mib(r.get("vmrss_kb_last")) for r in rs])
+            cpu = [r.get("cpu_at_frame_ms") for r in rs if r.get("cpu_at_frame_ms") is not None]
+            cpus[(tool, state)] = med(cpu)
             print(f"| {tool} | {state} | {len(rs)} | **{f(med(v))}** | {f(p(v, .9))} | {f(min(v))} | {f(max(v))} | "
-                  f"{f(med([r['first_byte_ms'] for r in rs]))} | {f(rss)} MiB |")
+                  f"{f(med([r['first_byte_ms'] for r in rs]))} | {f(med(cpu))}; {f(min(cpu) if cpu else None)} | {f(rss)} MiB |")
     print()
     for state in ("fresh", "warm"):
         a, c = meds.get(("agent", state)), meds.get(("crush", state))
         if a is not None and c is not None:
-            print(f"- {state}: agent / Crush = **{ratio(a, c)}** (medians); goal ≤ 50 ms: "
+            print(f"- {state}: agent / Crush = **{ratio(a, c)}** (medians); CPU to the frame {ratio(cpus.get(('agent', state)), cpus.get(('crush', state)))}; goal ≤ 50 ms: "
                   f"{'met' if a <= 50 else 'not met'} ({f(a)} ms)")
     print()
 
@@ -149,6 +151,33 @@ if stream:
     if "agent" in rows and "crush" in rows and rows["agent"][2] and rows["crush"][2]:
         print(f"- agent / Crush: CPU while streaming {ratio(rows['agent'][0], rows['crush'][0])}, "
               f"CPU per frame {ratio(rows['agent'][1], rows['crush'][1])}")
+        print()
+
+# --- idle -----------------------------------------------------------------------
+idle = [r for r in results if r.get("scenario") == "idle" and r.get("frame_ms") is not None]
+if idle:
+    print("### Idle on the first screen\n")
+    print("| tool | runs | seconds | CPU over them (ms, median) | % of one core | VmRSS at the end (MiB, median) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    rows = {}
+    for tool in ("agent", "crush"):
+        rs = [r for r in idle if r["tool"] == tool]
+        if not rs:
+            continue
+        cpu, secs = [], []
+        for r in rs:
+            sm = [x for x in r.get("samples", []) if x[1] is not None]
+            # from the first sample 2 s after the frame to the last one
+            after = [x for x in sm if x[0] >= r["frame_ms"] + 2000]
+            if len(after) >= 2:
+                cpu.append(after[-1][1] - after[0][1])
+                secs.append((after[-1][0] - after[0][0]) / 1000)
+        rows[tool] = med(cpu)
+        pct = None if not cpu else 100 * med(cpu) / 1000 / med(secs)
+        print(f"| {tool} | {len(rs)} | {f(med(secs))} | **{f(med(cpu))}** | {f(pct, 3)} | {f(mib(med([r.get('vmrss_kb_last') for r in rs])))} |")
+    print()
+    if rows.get("agent") is not None and rows.get("crush") is not None:
+        print(f"- agent / Crush: idle CPU {ratio(rows['agent'], rows['crush'])}" + (" (the agent used none)" if rows["agent"] == 0 else ""))
         print()
 
 # --- init -----------------------------------------------------------------------
