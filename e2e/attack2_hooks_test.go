@@ -69,3 +69,43 @@ func TestAttackHookOutlivesKilledAgent(t *testing.T) {
 		t.Error("the hook of the killed agent acted after the run was resumed")
 	}
 }
+
+// Text a hook writes reaches the person's terminal (a denial's reason in
+// the progress lines, a failing hook's stderr in a warning, a blocked
+// prompt's reason in the error): a hook that echoes what the model wrote
+// (a command with escape sequences) must not drive the terminal.
+func TestAttackHookTextOnTerminal(t *testing.T) {
+	h := newHookEnv(t, script(
+		turn("", call("c1", "run_command", map[string]any{"command": "echo one"})),
+		turn("", call("c2", "read_file", map[string]any{"path": "README.md"})),
+		turn("done"),
+	))
+	deny := h.hook("deny.sh", `cat >/dev/null; printf 'no\033]0;pwned\007\033[2J\302\233\377' >&2; exit 2`)
+	fail := h.hook("fail.sh", `cat >/dev/null; printf 'broke\033]0;pwned\007\033[2J\377' >&2; exit 7`)
+	h.config([4]string{"before_tool_call", "run_command", deny, "10s"}, [4]string{"after_tool_call", "read_file", fail, "10s"},
+		[4]string{"session_start", "", fail, "10s"})
+	r := h.run(nil, "run", "--approval", "full-auto", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `broke\x1b]0;pwned`) || !strings.Contains(r.stderr, `no\x1b]0;pwned`) {
+		t.Fatalf("the failing hook's warning and the denial's reason are not on stderr, made visible:\n%s", r.stderr)
+	}
+	for _, out := range []string{r.stderr, r.stdout} {
+		if strings.ContainsAny(out, "\x1b\x07\u009b") || !isUTF8(out) {
+			t.Errorf("a hook's text reached the terminal raw: %q", out)
+		}
+	}
+
+	h2 := newHookEnv(t, script(turn("fine")))
+	h2.config([4]string{"user_prompt", "", h2.hook("block.sh", `cat >/dev/null; printf 'blocked\033]0;pwned\007\033[2J\377' >&2; exit 2`), "10s"})
+	r = h2.run(nil, "run", "go")
+	if r.code == 0 || !strings.Contains(r.stderr, "blocked") {
+		t.Fatalf("the prompt was not blocked: exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.ContainsAny(r.stderr, "\x1b\x07") || !isUTF8(r.stderr) {
+		t.Errorf("a blocking hook's reason reached the terminal raw: %q", r.stderr)
+	}
+}
+
+func isUTF8(s string) bool { return strings.ToValidUTF8(s, "\ufffd") == s }
