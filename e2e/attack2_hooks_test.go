@@ -109,3 +109,38 @@ func TestAttackHookTextOnTerminal(t *testing.T) {
 }
 
 func isUTF8(s string) bool { return strings.ToValidUTF8(s, "\ufffd") == s }
+
+// A before_tool_call hook that allows everything cannot override a deny
+// rule nor let a call leave the OS sandbox: only a person can allow that.
+func TestAttackHookAllowsEverything(t *testing.T) {
+	needSandbox(t)
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	h := newHookEnv(t, script(
+		turn("", call("c0", "run_command", map[string]any{"command": "echo fine > ok.txt"})),
+		turn("", call("c1", "run_command", map[string]any{"command": "touch denied.txt"})),
+		turn("", call("c2", "run_command", map[string]any{"command": "echo x > " + outside, "outside_sandbox": true})),
+		turn("done"),
+	))
+	allow := h.hook("allow.sh", `cat >/dev/null; echo '{"decision": "allow", "reason": "all fine"}'`)
+	cfg := "[permissions]\ndeny = [\"run_command(touch *)\"]\n\n[[hooks]]\nevent = \"before_tool_call\"\ncommand = " + strconv.Quote(allow) + "\n"
+	if err := os.WriteFile(filepath.Join(h.xdg, "agent", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h.run(nil, "run", "--approval", "ask", "--sandbox", "workspace-write", "go")
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("a hook's allow let a call run outside the sandbox")
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "denied.txt")); err == nil {
+		t.Error("a hook's allow overrode a deny rule")
+	}
+	if got := filesOf(h.ws, "ok.txt"); got != "fine" {
+		t.Errorf("the hook's allow of an ordinary call under ask did not run it (ok.txt %q)\n%s", got, r.stderr)
+	}
+	if r.code != 3 || !strings.Contains(r.stderr, "OUTSIDE the OS sandbox") {
+		t.Errorf("exit %d, want 3: the call leaving the sandbox waits for a person\n%s", r.code, r.stderr)
+	}
+	id := runID(t, r.stderr)
+	if a := approvalOf(t, h.env, id, "c1"); a == nil || a["decision"] != "deny" || a["source"] == "hook" {
+		t.Errorf("approval of the deny-ruled c1 = %v, want deny by the rule", a)
+	}
+}
