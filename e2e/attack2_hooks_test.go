@@ -144,3 +144,51 @@ func TestAttackHookAllowsEverything(t *testing.T) {
 		t.Errorf("approval of the deny-ruled c1 = %v, want deny by the rule", a)
 	}
 }
+
+// Hooks that misbehave: one leaves a daemon in a session of its own
+// holding its stdout (the answer must not wait for it), one floods its
+// stdout (capped, and denied as garbage), one answers invalid UTF-8 (the
+// journal stays readable). The run goes on, each call decided.
+func TestAttackHooksMisbehave(t *testing.T) {
+	h := newHookEnv(t, script(
+		turn("", call("c1", "run_command", map[string]any{"command": "echo one > one.txt"})),
+		turn("", call("c2", "run_command", map[string]any{"command": "echo two > two.txt"})),
+		turn("", call("c3", "run_command", map[string]any{"command": "echo three > three.txt"})),
+		turn("done"),
+	))
+	daemon := filepath.Join(h.dir, "daemon.pid")
+	hook := h.hook("bad.sh", `in=$(cat)
+case $in in
+*one*) setsid sh -c 'echo $$ > `+daemon+`; exec sleep 120' & while [ ! -s `+daemon+` ]; do :; done; echo '{"decision": "allow"}';;
+*two*) head -c 50000000 /dev/zero | tr '\0' '{';;
+*three*) printf '{"decision": "deny", "reason": "bad \377\376 bytes"}';;
+esac`)
+	h.config([4]string{"before_tool_call", "run_command", hook, "20s"})
+	start := time.Now()
+	r := h.run(nil, "run", "--approval", "full-auto", "go")
+	if b, err := os.ReadFile(daemon); err == nil {
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); pid > 0 {
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+		}
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if el := time.Since(start); el > 15*time.Second {
+		t.Errorf("the run took %s: it waited on what a hook left holding its stdout", el)
+	}
+	if got := filesOf(h.ws, "one.txt", "two.txt", "three.txt"); got != "one - -" {
+		t.Errorf("files %q, want one allowed, two (flooded) and three (denied) not run", got)
+	}
+	id := runID(t, r.stderr)
+	tr := h.trace(id)
+	if res := resultOf(tr, "c2"); res.Status != "denied" || len(res.Output) > 2000 {
+		t.Errorf("c2 (a flood of stdout): %s with %d bytes, want denied with a short reason", res.Status, len(res.Output))
+	}
+	if res := resultOf(tr, "c3"); res.Status != "denied" || !strings.Contains(res.Output, "bad") {
+		t.Errorf("c3 (invalid UTF-8 deny): %s %q", res.Status, res.Output)
+	}
+	if x := h.run(nil, "export", id); x.code != 0 || !isUTF8(x.stdout) {
+		t.Errorf("export of the run: exit %d, valid UTF-8 %v\n%s", x.code, isUTF8(x.stdout), x.stderr)
+	}
+}
