@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,51 @@ func TestAttackForkGitFileRedirected(t *testing.T) {
 	}
 	if got := filesOf(e.ws, "a.txt", "b.txt", "c.txt"); got != "a1 b1 c1" {
 		t.Errorf("the original workspace changed: %s", got)
+	}
+}
+
+// The values of a workspace's .env files are secrets the redactor knows by
+// value. A fork's worktree holds no .env (ignored files are not in its
+// commit), but its commands can read the original workspace's: what they
+// print of it must be redacted as in the original run, in the journal,
+// in what the model is sent and in what a hook reads.
+func TestAttackForkReadsOriginalDotenv(t *testing.T) {
+	const pw = "plainpw-Zx81kqTT"
+	ws := gitRepo(t, map[string]string{"a.txt": "a0\n", "b.txt": "b0\n", "c.txt": "c0\n", ".gitignore": ".env\n"})
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("UPSTREAM_ID="+pw+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, ws: ws, home: filepath.Join(t.TempDir(), "state")}
+	e.serve(script(
+		turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done"),
+		turn("", call("f1", "run_command", map[string]any{"command": "cat " + filepath.Join(ws, ".env") + "; echo; cat ../../../.env 2>/dev/null; true"})),
+		turn("fork done"),
+	))
+	_, cp := threeEdits(t, e)
+	xdg, dump := t.TempDir(), filepath.Join(t.TempDir(), "hook.json")
+	os.MkdirAll(filepath.Join(xdg, "agent"), 0o755)
+	os.WriteFile(filepath.Join(xdg, "agent", "config.toml"), []byte("[[hooks]]\nevent = \"after_tool_call\"\ncommand = "+strconv.Quote("cat > "+dump)+"\n"), 0o644)
+	r := e.runEnv([]string{"XDG_CONFIG_HOME=" + xdg}, "fork", cp, "--approval", "full-auto", "--message", "run a command")
+	if r.code != 0 {
+		t.Fatalf("agent fork: exit %d\n%s", r.code, r.stderr)
+	}
+	id := runID(t, r.stderr)
+	if out := resultOf(e.trace(id), "f1").Output; !strings.Contains(out, "UPSTREAM_ID=") {
+		t.Fatalf("the fork's command did not read the original .env: %q", out)
+	}
+	x := e.run("export", id)
+	if strings.Contains(x.stdout, pw) {
+		t.Error("the fork journaled a value of the original workspace's .env in plain text")
+	}
+	for i, req := range e.srv.Requests() {
+		if strings.Contains(string(req.Body), pw) {
+			t.Errorf("model request %d carries a value of the original workspace's .env", i)
+		}
+	}
+	if b, _ := os.ReadFile(dump); strings.Contains(string(b), pw) {
+		t.Error("a hook of the fork read a value of the original workspace's .env")
+	}
+	if strings.Contains(r.stderr+r.stdout, pw) {
+		t.Error("the fork printed a value of the original workspace's .env")
 	}
 }
