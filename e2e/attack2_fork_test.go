@@ -104,3 +104,54 @@ func TestAttackForkReadsOriginalDotenv(t *testing.T) {
 		t.Error("the fork printed a value of the original workspace's .env")
 	}
 }
+
+// What the repository holds shapes the fork's worktree, which lies in the
+// state directory: a symlink to a directory outside (the person's), a
+// nested repository whose config sets core.fsmonitor. The fork's checkout
+// writes nothing through the symlink nor copies what it points at, and
+// carries no .git of the nested repository into its worktree or into the
+// commit on agent/fork-ID.
+func TestAttackForkWorktreeFromHostileTree(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "private.txt"), []byte("mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "fsmonitor-ran")
+	ws := gitRepo(t, map[string]string{"a.txt": "a0\n", "b.txt": "b0\n", "c.txt": "c0\n"})
+	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	gitOut(t, ws, "init", "-q", "nested")
+	gitOut(t, ws, "-C", "nested", "config", "core.fsmonitor", "touch "+marker+"; false")
+	os.WriteFile(filepath.Join(ws, "nested", "n.txt"), []byte("n\n"), 0o644)
+	e := &env{t: t, ws: ws, home: filepath.Join(t.TempDir(), "state")}
+	e.serve(script(turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done")))
+	_, cp := threeEdits(t, e)
+	r := e.run("fork", cp)
+	if r.code != 0 {
+		t.Fatalf("agent fork: exit %d\n%s", r.code, r.stderr)
+	}
+	id := runID(t, r.stderr)
+	wt := filepath.Join(e.home, "worktrees", id)
+	if st, err := os.Lstat(filepath.Join(wt, "link")); err == nil && st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the fork's worktree holds a copy of what the symlink points at (mode %v)", st.Mode())
+	}
+	ents, _ := os.ReadDir(outside)
+	if len(ents) != 1 {
+		t.Errorf("the fork's checkout wrote through a symlink: %d entries outside", len(ents))
+	}
+	if _, err := os.Lstat(filepath.Join(wt, "nested", ".git")); err == nil {
+		t.Error("the fork's worktree holds the nested repository's .git")
+	}
+	if tree := gitOut(t, ws, "ls-tree", "-r", "--name-only", "agent/fork-"+id); strings.Contains(tree, ".git/") || strings.Contains(tree, "private.txt") {
+		t.Errorf("the fork's commit holds what it must not:\n%s", tree)
+	}
+	for _, dir := range []string{wt, filepath.Join(wt, "nested")} {
+		c := exec.Command("git", "status")
+		c.Dir = dir
+		c.Run()
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("git status in the fork's worktree ran the nested repository's core.fsmonitor")
+	}
+}
