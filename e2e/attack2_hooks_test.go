@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -190,5 +191,50 @@ esac`)
 	}
 	if x := h.run(nil, "export", id); x.code != 0 || !isUTF8(x.stdout) {
 		t.Errorf("export of the run: exit %d, valid UTF-8 %v\n%s", x.code, isUTF8(x.stdout), x.stderr)
+	}
+}
+
+// A hook never sees a credential in plain text however it comes: JSON-
+// escaped in the model's arguments, coloured in a command's output, split
+// by a colour code (a hook that strips colours would join it), in an
+// environment variable whose name says nothing of a secret (a proxy URL
+// with a password).
+func TestAttackHookSeesNoSecretVariants(t *testing.T) {
+	const secret = "ghp_R7sdfT3kLm9QwErTyUiOpAsDfGhJkLzXcVbN12"
+	const proxyPass = "Hunter2Secretly77"
+	escaped := `\u0067hp_R7sdfT3kLm9QwErTyUiOpAsDfGhJkLzXcVbN12`
+	h := newHookEnv(t, script(
+		turn("", call("c1", "run_command", `{"command": "echo `+escaped+` > /dev/null"}`)),
+		turn("", call("c2", "run_command", map[string]any{"command": `printf '\033[31m%s\033[0m\n' "$(cat tok.txt)"`})),
+		turn("", call("c3", "run_command", map[string]any{"command": `t=$(cat tok.txt); printf '%s\033[0m%s\n' "${t:0:16}" "${t:16}"`})),
+		turn("done"),
+	))
+	if err := os.WriteFile(filepath.Join(h.ws, "tok.txt"), []byte(secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dump := h.hook("dump.sh", `n=$(ls `+h.dir+` | grep -c '^in\.'); cat > `+h.dir+`/in.$n.json; export -p > `+h.dir+`/env.$n.txt`)
+	h.config([4]string{"before_tool_call", "", dump, "10s"}, [4]string{"after_tool_call", "", dump, "10s"})
+	r := h.run([]string{"HTTPS_PROXY=http://alice:" + proxyPass + "@proxy.corp:8080"}, "run", "--approval", "full-auto", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(h.dir, "*.*"))
+	if len(files) < 9 { // c1 is refused before any hook: its arguments carry a placeholder
+		t.Fatalf("the hooks ran %d times, want 4 (inputs and environments)\n%s", len(files)/2, r.stderr)
+	}
+	stripped := regexp.MustCompile(`\\u001b\[[0-9;]*m|\x1b\[[0-9;]*m`)
+	for _, f := range files {
+		if strings.HasSuffix(f, ".sh") {
+			continue
+		}
+		b := readFile(t, f)
+		for _, s := range []string{b, stripped.ReplaceAllString(b, "")} {
+			if strings.Contains(s, secret) || strings.Contains(s, escaped) {
+				t.Errorf("a hook saw the token in %s", filepath.Base(f))
+			}
+			if strings.Contains(s, proxyPass) {
+				t.Errorf("a hook saw the proxy's password in %s", filepath.Base(f))
+			}
+		}
 	}
 }
