@@ -5,6 +5,7 @@ package e2e
 // person does later in that worktree.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,5 +154,54 @@ func TestAttackForkWorktreeFromHostileTree(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("git status in the fork's worktree ran the nested repository's core.fsmonitor")
+	}
+}
+
+// A fork's --message is a person's prompt like agent run's: a user_prompt
+// hook that blocks it blocks it before anything is made (no fork run whose
+// listed prompt is the blocked text, no worktree, nothing sent), and the
+// session_start hook hears of a fork that starts, as of any new run.
+func TestAttackForkMessagePassesPromptHooks(t *testing.T) {
+	e := &env{t: t, ws: abcRepo(t), home: filepath.Join(t.TempDir(), "state")}
+	e.serve(script(
+		turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done"),
+		turn("fork done"),
+	))
+	parent, cp := threeEdits(t, e)
+	xdg, dir := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(xdg, "agent"), 0o755)
+	block := filepath.Join(dir, "block.sh")
+	os.WriteFile(block, []byte("#!/bin/bash\necho x >> "+filepath.Join(dir, "asked")+"\ngrep -q FORBIDDEN && { echo 'not that' >&2; exit 2; }; exit 0\n"), 0o755)
+	starts := filepath.Join(dir, "starts")
+	cfg := fmt.Sprintf("[[hooks]]\nevent = \"user_prompt\"\ncommand = %q\n\n[[hooks]]\nevent = \"session_start\"\ncommand = %q\n",
+		block, "jq -r '.run_id + \" \" + .source' >> "+starts)
+	os.WriteFile(filepath.Join(xdg, "agent", "config.toml"), []byte(cfg), 0o644)
+	sent := len(e.srv.Requests())
+	r := e.runEnv([]string{"XDG_CONFIG_HOME=" + xdg}, "fork", cp, "--approval", "full-auto", "--message", "do the FORBIDDEN thing")
+	if r.code != 1 || !strings.Contains(r.stderr, "not that") {
+		t.Fatalf("a blocked fork message: exit %d, want 1 with the hook's reason\n%s", r.code, r.stderr)
+	}
+	if n := len(e.srv.Requests()); n != sent {
+		t.Errorf("%d requests sent for a blocked fork message", n-sent)
+	}
+	var runs []map[string]any
+	e.mustJSON(&runs, "runs", "--json")
+	for _, x := range runs {
+		if strings.Contains(fmt.Sprint(x["prompt"]), "FORBIDDEN") || x["run_id"] != parent {
+			t.Errorf("a blocked fork message left a run: %v", x)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(e.home, "worktrees")); len(ents) != 0 {
+		t.Errorf("a blocked fork message left %d worktrees", len(ents))
+	}
+	r = e.runEnv([]string{"XDG_CONFIG_HOME=" + xdg}, "fork", cp, "--approval", "full-auto", "--message", "go on")
+	if r.code != 0 {
+		t.Fatalf("agent fork: exit %d\n%s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(starts); !strings.Contains(string(b), runID(t, r.stderr)+" new") {
+		t.Errorf("the session_start hook did not hear of the fork: %q", b)
+	}
+	if n := strings.Count(readFile(t, filepath.Join(dir, "asked")), "x"); n != 2 {
+		t.Errorf("the user_prompt hook was asked %d times about two fork messages", n)
 	}
 }
