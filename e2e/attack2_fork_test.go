@@ -26,9 +26,12 @@ func TestAttackForkGitFileRedirected(t *testing.T) {
 	redirect := "git init -q evil && git -C evil config core.fsmonitor 'touch " + marker + "; false' && " +
 		`printf 'gitdir: %s/evil/.git\n' "$PWD" > .git; cat .git`
 	e := &env{t: t, ws: abcRepo(t), home: filepath.Join(t.TempDir(), "state")}
+	// and writes where a fork's command must not: the original workspace,
+	// its git directory's hooks, the state directory around the worktree
+	escape := "; for p in " + e.ws + "/planted.txt " + e.ws + "/.git/hooks/post-checkout ../planted.txt ../../planted.txt; do echo pwn > $p; done; true"
 	e.serve(script(
 		turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done"),
-		turn("", call("f1", "run_command", map[string]any{"command": redirect})), turn("fork done"),
+		turn("", call("f1", "run_command", map[string]any{"command": redirect + escape})), turn("fork done"),
 	))
 	_, cp := threeEdits(t, e)
 	r := e.run("fork", cp, "--approval", "full-auto", "--message", "run a command")
@@ -37,6 +40,12 @@ func TestAttackForkGitFileRedirected(t *testing.T) {
 	}
 	id := runID(t, r.stderr)
 	wt := filepath.Join(e.home, "worktrees", id)
+	for _, p := range []string{filepath.Join(e.ws, "planted.txt"), filepath.Join(e.ws, ".git", "hooks", "post-checkout"),
+		filepath.Join(e.home, "worktrees", "planted.txt"), filepath.Join(e.home, "planted.txt")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("a fork's command wrote %s", p)
+		}
+	}
 	dotgit := readFile(t, filepath.Join(wt, ".git"))
 	// the person reviews the fork
 	for _, args := range [][]string{{"status"}, {"diff"}} {
