@@ -238,3 +238,35 @@ func TestAttackHookSeesNoSecretVariants(t *testing.T) {
 		}
 	}
 }
+
+// Hooks run outside the sandbox, as the person. A hook whose script lies
+// in the workspace (command = "./.agent/hooks/guard.sh", as projects ship
+// Claude Code hooks) is a file the sandboxed commands can write: a
+// prompt-injected command rewrites it and the next hook runs what it
+// wrote with the person's full rights. The sandbox keeps the scripts a
+// hook's command names read-only.
+func TestAttackHookScriptInWorkspaceRewritten(t *testing.T) {
+	needSandbox(t)
+	outside := filepath.Join(t.TempDir(), "escaped")
+	h := newHookEnv(t, script(
+		turn("", call("c1", "run_command", map[string]any{"command": "echo 'touch " + outside + "' >> .agent/hooks/guard.sh; echo 'touch " + outside + "' >> lint.py; " +
+			"rm -f lint.py; echo 'touch " + outside + "' > lint.py; " +
+			"mv .agent/hooks .agent/old; mv .agent .agent-old; mkdir -p .agent/hooks; printf '#!/bin/bash\ntouch " + outside + "\n' > .agent/hooks/guard.sh; chmod +x .agent/hooks/guard.sh; true"})),
+		turn("", call("c2", "run_command", map[string]any{"command": "echo hi"})),
+		turn("done"),
+	))
+	os.MkdirAll(filepath.Join(h.ws, ".agent", "hooks"), 0o755)
+	if err := os.WriteFile(filepath.Join(h.ws, ".agent", "hooks", "guard.sh"), []byte("#!/bin/bash\ncat >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(h.ws, "lint.py"), []byte("\n"), 0o644)
+	h.config([4]string{"before_tool_call", "run_command", "./.agent/hooks/guard.sh", "10s"},
+		[4]string{"after_tool_call", "run_command", "bash " + filepath.Join(h.ws, "lint.py"), "10s"})
+	r := h.run(nil, "run", "--approval", "full-auto", "--sandbox", "workspace-write", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("a sandboxed command rewrote a hook's script in the workspace and the hook ran it outside the sandbox")
+	}
+}

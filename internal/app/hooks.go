@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"agent/internal/agent"
 	"agent/internal/event"
@@ -116,4 +119,32 @@ type hookedDecider struct {
 func (d hookedDecider) Await(ctx context.Context, req protocol.ApprovalRequest) (protocol.Decision, bool, error) {
 	d.s.approvalHooks(req)
 	return d.inner.Await(ctx, req)
+}
+
+// hookFiles are the files the hooks' commands name (a script, the file
+// given to an interpreter: every word that is an existing file, relative
+// to the workspace where hooks run, ~ for the home directory). Hooks run
+// outside the sandbox: the sandbox keeps these read-only where commands
+// could write them.
+func hookFiles(hs []hooks.Hook, ws string) []string {
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, h := range hs {
+		for _, w := range strings.Fields(h.Command) {
+			w = strings.Trim(w, `"'`)
+			if rest, ok := strings.CutPrefix(w, "~/"); ok && home != "" {
+				w = filepath.Join(home, rest)
+			}
+			if w == "" || strings.ContainsAny(w, "$`") {
+				continue
+			}
+			if !filepath.IsAbs(w) {
+				w = filepath.Join(ws, w)
+			}
+			if st, err := os.Stat(w); err == nil && st.Mode().IsRegular() {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
