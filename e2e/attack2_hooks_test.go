@@ -270,3 +270,40 @@ func TestAttackHookScriptInWorkspaceRewritten(t *testing.T) {
 		t.Fatal("a sandboxed command rewrote a hook's script in the workspace and the hook ran it outside the sandbox")
 	}
 }
+
+// What a hook left running in its own process group (a child in the
+// background) when the agent is SIGKILLed: the hook's shell dies with the
+// agent (Pdeathsig), but its children are orphaned and live on, and no one
+// knows their group (a command's process group is journaled, and resume
+// ends it; a hook's is not).
+func TestAttackHookChildOutlivesKilledAgent(t *testing.T) {
+	t.Skip("gap: a hook's background children outlive a SIGKILLed agent (only the hook's shell has Pdeathsig; the hook's process group is not journaled for resume to end, as a command's is)")
+	h := newHookEnv(t, script(
+		turn("", call("c1", "run_command", map[string]any{"command": "echo ran"})),
+		turn("done"),
+	))
+	fifo, childf := filepath.Join(h.dir, "fifo"), filepath.Join(h.dir, "child")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hook := h.hook("bg.sh", "cat >/dev/null\nsleep 120 &\necho $! > "+childf+"\ncat "+fifo+" >/dev/null\n")
+	h.config([4]string{"before_tool_call", "run_command", hook, "2m"})
+	cmd := exec.Command(agentBin, "run", "--approval", "full-auto", "go")
+	cmd.Env, cmd.Dir = h.environ("XDG_CONFIG_HOME="+h.xdg), h.ws
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := openWriter(t, fifo)
+	defer w.Close()
+	pid, _ := strconv.Atoi(strings.TrimSpace(readFile(t, childf)))
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for !procGone(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !procGone(pid) {
+		t.Errorf("the hook's child (pid %d) outlived the SIGKILLed agent", pid)
+	}
+}
