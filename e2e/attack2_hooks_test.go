@@ -243,8 +243,9 @@ func TestAttackHookSeesNoSecretVariants(t *testing.T) {
 // in the workspace (command = "./.agent/hooks/guard.sh", as projects ship
 // Claude Code hooks) is a file the sandboxed commands can write: a
 // prompt-injected command rewrites it and the next hook runs what it
-// wrote with the person's full rights. The sandbox keeps the scripts a
-// hook's command names read-only.
+// wrote with the person's full rights (as does write_file, which runs in
+// the agent, not in the sandbox). The sandbox keeps the scripts a hook's
+// command names read-only, and the file tools refuse to write them.
 func TestAttackHookScriptInWorkspaceRewritten(t *testing.T) {
 	needSandbox(t)
 	outside := filepath.Join(t.TempDir(), "escaped")
@@ -252,7 +253,11 @@ func TestAttackHookScriptInWorkspaceRewritten(t *testing.T) {
 		turn("", call("c1", "run_command", map[string]any{"command": "echo 'touch " + outside + "' >> .agent/hooks/guard.sh; echo 'touch " + outside + "' >> lint.py; " +
 			"rm -f lint.py; echo 'touch " + outside + "' > lint.py; " +
 			"mv .agent/hooks .agent/old; mv .agent .agent-old; mkdir -p .agent/hooks; printf '#!/bin/bash\ntouch " + outside + "\n' > .agent/hooks/guard.sh; chmod +x .agent/hooks/guard.sh; true"})),
-		turn("", call("c2", "run_command", map[string]any{"command": "echo hi"})),
+		turn("", call("c2", "write_file", map[string]any{"path": ".agent/hooks/guard.sh", "content": "#!/bin/bash\ntouch " + outside + "\n"})),
+		turn("", call("c3", "edit_file", map[string]any{"path": "lint.py", "old_string": "\n", "new_string": "touch " + outside + "\n"})),
+		turn("", call("c4", "run_command", map[string]any{"command": "ln -s .agent/hooks/guard.sh g.sh"})),
+		turn("", call("c5", "write_file", map[string]any{"path": "g.sh", "content": "#!/bin/bash\ntouch " + outside + "\n"})),
+		turn("", call("c6", "run_command", map[string]any{"command": "echo hi"})),
 		turn("done"),
 	))
 	os.MkdirAll(filepath.Join(h.ws, ".agent", "hooks"), 0o755)
@@ -267,7 +272,13 @@ func TestAttackHookScriptInWorkspaceRewritten(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(outside); err == nil {
-		t.Fatal("a sandboxed command rewrote a hook's script in the workspace and the hook ran it outside the sandbox")
+		t.Fatal("a sandboxed command or a file tool rewrote a hook's script in the workspace and the hook ran it outside the sandbox")
+	}
+	tr := h.trace(runID(t, r.stderr))
+	for _, c := range []string{"c2", "c3", "c5"} {
+		if res := resultOf(tr, c); res.Status != "error" || !strings.Contains(res.Output, "hooks run") {
+			t.Errorf("%s: %s %q, want refused as a hook's script", c, res.Status, res.Output)
+		}
 	}
 }
 

@@ -148,3 +148,25 @@ func hookFiles(hs []hooks.Hook, ws string) []string {
 	}
 	return out
 }
+
+// keptFiles is tools.Env.Kept: the hooks' files that lie in the workspace
+// ws (symlink-resolved), by their path relative to it.
+func keptFiles(hs []hooks.Hook, ws string) func(rel string) bool {
+	kept := map[string]bool{}
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	for _, f := range hookFiles(hs, ws) {
+		r, err := filepath.EvalSymlinks(f)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(ws, r); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			kept[filepath.ToSlash(rel)] = true
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return func(rel string) bool { return kept[rel] }
+}

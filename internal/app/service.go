@@ -154,6 +154,7 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		s.runner.Decider = &s.decide
 	}
 	s.installHooks(cmdEnv)
+	env.Kept = keptFiles(set.Hooks, env.Workspace)
 	env.Hidden = func(rel string) bool {
 		for _, p := range s.activePolicies() {
 			if _, denied := p.PathDenied("read_file", rel); denied {
