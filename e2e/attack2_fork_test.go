@@ -214,3 +214,30 @@ func TestAttackForkMessagePassesPromptHooks(t *testing.T) {
 		t.Errorf("the user_prompt hook was asked %d times about two fork messages", n)
 	}
 }
+
+// runs rm of a fork whose worktree has uncommitted changes keeps it and
+// names the files: a fork's command chose those names, escape sequences
+// and all, and they reach the person's terminal only made visible.
+func TestAttackForkDirtyNamesOnTerminal(t *testing.T) {
+	e := &env{t: t, ws: abcRepo(t), home: filepath.Join(t.TempDir(), "state")}
+	e.serve(script(
+		turn("", edit("c1", "a.txt")), turn("", edit("c2", "b.txt")), turn("", edit("c3", "c.txt")), turn("orig done"),
+		turn("", call("f1", "run_command", map[string]any{"command": `touch "$(printf 'x\033]0;pwned\007\033[2J.txt')"`})), turn("fork done"),
+	))
+	_, cp := threeEdits(t, e)
+	r := e.run("fork", cp, "--approval", "full-auto", "--message", "make a file")
+	if r.code != 0 {
+		t.Fatalf("agent fork: exit %d\n%s", r.code, r.stderr)
+	}
+	id := runID(t, r.stderr)
+	r = e.run("runs", "rm", id)
+	if !strings.Contains(r.stderr, `x\x1b]0;pwned`) {
+		t.Fatalf("runs rm of a dirty fork does not name its file, made visible (exit %d):\n%q", r.code, r.stderr)
+	}
+	if strings.ContainsAny(r.stdout+r.stderr, "\x1b\x07") {
+		t.Errorf("a file name a fork's command chose reached the terminal raw: %q", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "worktrees", id)); err != nil {
+		t.Errorf("the dirty worktree was removed: %v", err)
+	}
+}
