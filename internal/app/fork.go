@@ -168,6 +168,13 @@ func (s *Service) StartFork(ctx context.Context, f *Fork, named func(runID strin
 	if set.Workspace != f.Workspace {
 		return nil, fmt.Errorf("app: fork %s runs in %s, the session is in %s", f.RunID, f.Workspace, set.Workspace)
 	}
+	if strings.TrimSpace(f.message) != "" {
+		// a person's prompt like agent run's: a hook blocks it before
+		// anything of the fork is made or listed
+		if err := s.promptHooks(ctx, f.RunID, f.message); err != nil {
+			return nil, err
+		}
+	}
 	if named != nil {
 		named(f.RunID)
 	}
@@ -182,7 +189,7 @@ func (s *Service) StartFork(ctx context.Context, f *Fork, named func(runID strin
 		s.dropPolicy(f.RunID)
 		return nil, err
 	}
-	r := &Run{s: s, id: f.RunID, prompt: prompt}
+	r := &Run{s: s, id: f.RunID, prompt: prompt, checked: f.message}
 	if err := r.takeLock(); err != nil {
 		s.dropPolicy(f.RunID)
 		return nil, err
@@ -213,6 +220,7 @@ func (s *Service) StartFork(ctx context.Context, f *Fork, named func(runID strin
 	if err := s.store.Audit(ctx, store.AuditEntry{RunID: f.RunID, Action: "fork", Detail: detail}); err != nil {
 		return fail(err)
 	}
+	s.sessionHooks(f.RunID, "new")
 	return r, nil
 }
 

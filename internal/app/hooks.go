@@ -3,7 +3,12 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"agent/internal/agent"
 	"agent/internal/event"
@@ -116,4 +121,57 @@ type hookedDecider struct {
 func (d hookedDecider) Await(ctx context.Context, req protocol.ApprovalRequest) (protocol.Decision, bool, error) {
 	d.s.approvalHooks(req)
 	return d.inner.Await(ctx, req)
+}
+
+// hookFiles are the files the hooks' commands name (a script, the file
+// given to an interpreter: every word that is an existing file, relative
+// to the workspace where hooks run, ~ for the home directory). Hooks run
+// outside the sandbox: the sandbox keeps these read-only where commands
+// could write them. With missing, a word with a slash that names no file
+// yet is listed too (the file tools must not create it either).
+func hookFiles(hs []hooks.Hook, ws string, missing bool) []string {
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, h := range hs {
+		for _, w := range strings.Fields(h.Command) {
+			w = strings.Trim(w, `"';&|()<>`)
+			if rest, ok := strings.CutPrefix(w, "~/"); ok && home != "" {
+				w = filepath.Join(home, rest)
+			}
+			if w == "" || strings.ContainsAny(w, "$`*?[") {
+				continue
+			}
+			path := strings.Contains(w, "/")
+			if !filepath.IsAbs(w) {
+				w = filepath.Join(ws, w)
+			}
+			st, err := os.Stat(w)
+			if err == nil && st.Mode().IsRegular() || missing && path && errors.Is(err, fs.ErrNotExist) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// keptFiles is tools.Env.Kept: the hooks' files that lie in the workspace
+// ws (symlink-resolved), by their path relative to it, whether or not they
+// exist yet.
+func keptFiles(hs []hooks.Hook, ws string) func(rel string) bool {
+	kept := map[string]bool{}
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	for _, f := range hookFiles(hs, ws, true) {
+		if r, err := filepath.EvalSymlinks(f); err == nil {
+			f = r
+		}
+		if rel, err := filepath.Rel(ws, f); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			kept[filepath.ToSlash(rel)] = true
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return func(rel string) bool { return kept[rel] }
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"agent/internal/gitignore"
 	"agent/internal/redact"
 )
 
@@ -15,7 +16,9 @@ func NewRedactor(set *Settings) (*redact.Redactor, error) { return newRedactor(s
 
 // newRedactor builds the run's redactor: the per-install key under the state
 // directory, every secret-looking environment value, and every value of the
-// workspace's .env files as exact-match secrets.
+// workspace's .env files as exact-match secrets — and, in a linked
+// worktree (a fork's), of its repository's main worktree's: the worktree
+// holds no ignored file, but its commands can read the original's.
 func newRedactor(set *Settings) (*redact.Redactor, error) {
 	key, err := redact.LoadOrCreateKey(filepath.Join(set.Home, "redact.key"))
 	if err != nil {
@@ -23,7 +26,11 @@ func newRedactor(set *Settings) (*redact.Redactor, error) {
 	}
 	r := redact.New(redact.Config{Key: key, PII: set.RedactPII, InternalDomains: set.InternalDomains})
 	r.AddEnv(os.Environ())
-	for _, p := range dotenvFiles(set.Workspace) {
+	files := dotenvFiles(set.Workspace)
+	if main := mainWorktree(set.Workspace); main != "" {
+		files = append(files, dotenvFiles(main)...)
+	}
+	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil {
 			r.AddDotenv(b)
 		}
@@ -65,3 +72,24 @@ func templateEnv(name string) bool {
 }
 
 var skipDir = map[string]bool{".git": true, "node_modules": true, "vendor": true, ".venv": true, "venv": true, "target": true, "dist": true, "build": true}
+
+// mainWorktree is the main worktree of the repository ws is a linked
+// worktree of; "" when ws is not one.
+func mainWorktree(ws string) string {
+	l := gitignore.Locate(ws)
+	if l.Top == "" || l.Exclude == "" {
+		return ""
+	}
+	common := filepath.Dir(filepath.Dir(l.Exclude))
+	if filepath.Base(common) != ".git" {
+		return ""
+	}
+	main := filepath.Dir(common)
+	if main == l.Top {
+		return ""
+	}
+	if st, err := os.Lstat(common); err != nil || !st.IsDir() {
+		return ""
+	}
+	return main
+}

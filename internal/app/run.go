@@ -24,8 +24,12 @@ type Run struct {
 	s      *Service
 	id     string
 	prompt string // the run row's prompt, for a run killed before it was journaled
-	state  *agent.State
-	lock   *flock.Flock
+	// checked is a message the user_prompt hooks passed already (a fork's
+	// --message, checked before the fork was made): Message does not ask
+	// them again about it.
+	checked string
+	state   *agent.State
+	lock    *flock.Flock
 
 	// stmu serializes the writers of the state outside Drive (a message, a
 	// switch, a plan's decision) with each other and with the start of a
@@ -222,11 +226,14 @@ func (r *Run) Message(ctx context.Context, text string) error {
 		}
 		return usage("run %s has calls without results (%s); decide them before adding a message", r.id, strings.Join(ids, ", "))
 	}
-	if err := r.s.promptHooks(ctx, r.id, text); err != nil {
-		return err
+	if text != r.checked {
+		if err := r.s.promptHooks(ctx, r.id, text); err != nil {
+			return err
+		}
 	}
 	r.stmu.Lock()
 	defer r.stmu.Unlock()
+	r.checked = ""
 	return r.s.runner.AddUserMessage(ctx, r.state, text)
 }
 

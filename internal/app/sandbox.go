@@ -21,6 +21,7 @@ func commandSandbox(set *Settings, warn func(string)) (*sandbox.Sandbox, []strin
 	sb, warns := sandbox.New(sandbox.Options{
 		Mode: set.Sandbox.Mode, Source: set.SandboxSource, Workspace: set.Workspace,
 		Writable: set.Sandbox.Writable, Network: set.Sandbox.Network, StateDir: set.Home,
+		Keep: hookFiles(set.Hooks, set.Workspace, false),
 	})
 	for _, w := range warns {
 		warn(w)

@@ -3,6 +3,8 @@ package evals
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -20,9 +22,12 @@ type ShardReport struct {
 // without its shard identity (an unsharded or older report) is an error
 // that says how to write one.
 func LoadShardReport(file string) (ShardReport, error) {
-	b, err := os.ReadFile(file)
+	b, err := readReport(file)
 	if err != nil {
 		return ShardReport{}, &TaskError{File: file, Msg: "cannot read the report (give files written by agent eval --shard I/N --json)", Err: err}
+	}
+	if len(b) > maxReportSize {
+		return ShardReport{}, &TaskError{File: file, Msg: fmt.Sprintf("larger than %d MiB, far beyond any report agent eval writes: give the --json report of a --shard I/N run", maxReportSize>>20)}
 	}
 	var r Report
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -35,8 +40,54 @@ func LoadShardReport(file string) (ShardReport, error) {
 	if err != nil {
 		return ShardReport{}, &TaskError{File: file, Msg: "its shard is not I/N", Err: err}
 	}
+	for _, t := range r.Tasks {
+		if msg := impossible(t); msg != "" {
+			return ShardReport{}, &TaskError{File: file, Msg: fmt.Sprintf("task %q: %s, which no agent eval report holds: was it edited by hand?", t.Name, msg)}
+		}
+	}
 	return ShardReport{File: file, Report: r, Shard: s}, nil
 }
+
+// maxReportSize bounds a report file merge reads: a report of ten thousand
+// tasks is a few MiB.
+const maxReportSize = 64 << 20
+
+// readReport reads at most maxReportSize+1 bytes of file (a hostile
+// "report" may be endless, like /dev/zero).
+func readReport(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxReportSize+1))
+}
+
+// impossible says what figure of a task no run can have measured: a
+// negative count, or a time, cost or ratio that is negative or too large
+// to sum.
+func impossible(t Result) string {
+	for name, v := range map[string]int{"steps": t.Steps, "tool_calls": t.ToolCalls, "tokens.input": t.Tokens.Input, "tokens.output": t.Tokens.Output,
+		"permission_requests": t.PermissionRequests, "repeated_errors": t.RepeatedErrors, "diff_lines": t.DiffLines} {
+		if v < 0 || v > maxFigure {
+			return fmt.Sprintf("%s is %d", name, v)
+		}
+	}
+	floats := map[string]*float64{"seconds": &t.Seconds, "cost_usd": t.CostUSD, "diff_minimality": t.DiffMinimality}
+	for name, v := range floats {
+		if v != nil && (*v < 0 || *v > maxFigure || math.IsNaN(*v)) {
+			return fmt.Sprintf("%s is %g", name, *v)
+		}
+	}
+	return ""
+}
+
+// maxFigure bounds every figure of a task: far above any real one, low
+// enough that a suite's sum stays exact in JSON.
+const maxFigure = 1 << 40
+
+// maxNamed is how many missing shards a MergeError names.
+const maxNamed = 10
 
 // MergeError is why shard reports cannot be merged.
 type MergeError struct{ Msg string }
@@ -85,13 +136,17 @@ func Merge(parts []ShardReport) (Report, error) {
 		}
 		all = append(all, p.Report.Tasks...)
 	}
-	var missing []string
-	for i := 1; i <= first.Shard.N; i++ {
-		if _, ok := seen[i]; !ok {
-			missing = append(missing, fmt.Sprintf("%d/%d", i, first.Shard.N))
+	if n := first.Shard.N - len(seen); n > 0 {
+		// name the first few only: a report may claim any count of shards
+		var missing []string
+		for i := 1; len(missing) < min(n, maxNamed); i++ {
+			if _, ok := seen[i]; !ok {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, first.Shard.N))
+			}
 		}
-	}
-	if len(missing) > 0 {
+		if n > maxNamed {
+			missing = append(missing, fmt.Sprintf("and %d more", n-maxNamed))
+		}
 		return Report{}, &MergeError{fmt.Sprintf("shard %s missing: give the reports of all %d shards", strings.Join(missing, ", "), first.Shard.N)}
 	}
 	return NewReport(all, first.Report.Live, Shard{}), nil

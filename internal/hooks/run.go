@@ -184,7 +184,7 @@ func (r *Runner) exec(ctx context.Context, h Hook, dir string, input []byte) Ans
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	// Pipes of our own: exec's copying goroutines would make Wait wait for
 	// whatever the hook left holding them.
 	inR, inW, err := os.Pipe()

@@ -10,7 +10,8 @@ import (
 // paths inside them where git finds code to run: hooks, config, info (its
 // attributes and excludes), the config of linked worktrees and the hooks
 // and config of submodules. A .git file (a worktree or submodule checkout)
-// is followed to its git directory and that one's common directory. Paths
+// is followed to its git directory and that one's common directory, and is
+// itself protected (a command must not point it elsewhere). Paths
 // outside every writable directory need nothing (Landlock keeps them
 // read-only already). Missing hooks/ and info/ directories are made, empty,
 // so a command cannot make them itself.
@@ -36,7 +37,20 @@ func gitProtection(ws string, writable []string) (pin, protect []string) {
 		}
 		protect = append(protect, protectedIn(g, true)...)
 	}
+	if f, ok := gitFile(ws); ok && inWritable(f) {
+		protect = append(protect, f)
+	}
 	return pin, protect
+}
+
+// gitFile is the workspace's .git when it is a file (a linked worktree, a
+// fork's, or a submodule checkout): it names the git directory git reads
+// hooks and config from, so a command that rewrote it would have the
+// person's next git run what it planted.
+func gitFile(ws string) (string, bool) {
+	p := filepath.Join(ws, ".git")
+	st, err := os.Lstat(p)
+	return p, err == nil && st.Mode().IsRegular()
 }
 
 // gitProtectionPaths lists the protected paths of ws whether or not they
@@ -45,6 +59,9 @@ func gitProtectionPaths(ws string) (dirs, protect []string) {
 	dirs = gitDirs(ws)
 	for _, g := range dirs {
 		protect = append(protect, protectedIn(g, false)...)
+	}
+	if f, ok := gitFile(ws); ok {
+		protect = append(protect, f)
 	}
 	return dirs, protect
 }

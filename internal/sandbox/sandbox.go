@@ -147,6 +147,12 @@ type Options struct {
 	// TempRoot is where per-run temporary directories are made (default
 	// os.TempDir()).
 	TempRoot string
+	// Keep are files the person's own programs run outside the sandbox
+	// (the scripts of their hooks): where one lies beneath a writable
+	// directory it is kept read-only, and the directories down to it
+	// pinned (not renamed or removed), so a command cannot rewrite or
+	// replace what later runs with the person's rights.
+	Keep []string
 }
 
 // Sandbox is the sandbox of one session's commands.
@@ -156,7 +162,8 @@ type Sandbox struct {
 	source    string
 	ws        string
 	writable  []string // effective writable directories (besides the run's TMPDIR)
-	readOnly  []string // directories beneath writable ones kept read-only (the Go module cache without network)
+	readOnly  []string // directories beneath writable ones kept read-only (the Go module cache without network; Keep)
+	pinned    []string // directories beneath writable ones that must not be renamed (down to a kept file)
 	network   bool
 	caps      Capabilities
 	helper    []string
@@ -228,6 +235,9 @@ func New(opt Options) (*Sandbox, []string) {
 				}
 			}
 		}
+	}
+	if opt.Mode == ModeWorkspaceWrite {
+		s.keep(opt.Keep)
 	}
 	if !opt.Network && !s.caps.UserNS {
 		warns = append(warns, s.netFallbackNote())
@@ -548,4 +558,29 @@ func ExpandPath(p, ws, home string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(ws, p)
+}
+
+// keep makes each of files that lies beneath a writable directory
+// read-only, and pins the directories from that writable one down to it.
+func (s *Sandbox) keep(files []string) {
+	for _, f := range files {
+		r, err := filepath.EvalSymlinks(f)
+		if err != nil {
+			continue
+		}
+		for _, w := range s.writable {
+			if !strings.HasPrefix(r, w+string(filepath.Separator)) {
+				continue
+			}
+			if !slices.Contains(s.readOnly, r) {
+				s.readOnly = append(s.readOnly, r)
+			}
+			for d := filepath.Dir(r); d != w && strings.HasPrefix(d, w+string(filepath.Separator)); d = filepath.Dir(d) {
+				if !slices.Contains(s.pinned, d) {
+					s.pinned = append(s.pinned, d)
+				}
+			}
+			break
+		}
+	}
 }

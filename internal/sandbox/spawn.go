@@ -105,6 +105,7 @@ func (s *Sandbox) spec(tmp string, noNS bool) (helperSpec, bool) {
 	netns := s.isolate(&sp, s.network, noNS, s.ws)
 	if sp.Mounts && !sp.ReadOnly {
 		sp.Pin, sp.Protect = gitProtection(s.ws, s.writable)
+		sp.Pin = append(sp.Pin, s.pinned...)
 		sp.Protect = append(sp.Protect, s.readOnly...)
 	}
 	return sp, netns
@@ -156,7 +157,7 @@ func (s *Sandbox) protected(p string) bool {
 		return false
 	}
 	_, prot := gitProtectionPaths(s.ws)
-	for _, q := range prot {
+	for _, q := range append(prot, s.readOnly...) {
 		if p == q || strings.HasPrefix(p, q+string(filepath.Separator)) {
 			return true
 		}

@@ -246,9 +246,12 @@ func startWrite(ctx context.Context, env *Env, tool, path, content string) (*wri
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
-	_, rel, err := ResolveWrite(env.Workspace, path)
+	abs, rel, err := ResolveWrite(env.Workspace, path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	if env.Kept != nil && env.Kept(rel) {
+		return nil, fmt.Errorf("%s: %w", tool, &PathError{Path: path, Resolved: abs, Workspace: env.Workspace, Reason: ReasonKept})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)

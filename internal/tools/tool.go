@@ -51,6 +51,10 @@ type Env struct {
 	// Hidden, when set, names workspace paths that searches (grep, glob) must
 	// skip: the approval policy's read-deny rules, e.g. read_file(.env).
 	Hidden func(rel string) bool
+	// Kept, when set, names workspace paths (canonical, as ResolveWrite
+	// returns them) the file tools must not write: the scripts the
+	// person's hooks run outside the sandbox.
+	Kept func(rel string) bool
 	// Marker, per call, marks a command's processes (proc.MarkerEnv).
 	Marker string
 	// Started, per call, is called once run_command's process exists and
@@ -87,7 +91,7 @@ func (e *Env) ForCall(marker string, started func(proc.Identity) error) *Env {
 	if e.shared != nil {
 		owner = e.shared
 	}
-	return &Env{Workspace: e.Workspace, DefaultTimeoutSec: e.DefaultTimeoutSec, Plan: e.Plan, Hidden: e.Hidden,
+	return &Env{Workspace: e.Workspace, DefaultTimeoutSec: e.DefaultTimeoutSec, Plan: e.Plan, Hidden: e.Hidden, Kept: e.Kept,
 		Marker: marker, Started: started, Sandbox: e.Sandbox, CommandEnv: e.CommandEnv, Escalation: e.Escalation, shared: owner}
 }
 

@@ -29,12 +29,16 @@ const (
 	// ReasonMoved: it resolved inside, but a directory on the way was
 	// swapped for a symlink out while the tool opened it.
 	ReasonMoved PathReason = "moved"
+	// ReasonKept: a script the person's hooks run outside the sandbox.
+	ReasonKept PathReason = "kept"
 )
 
 func (e *PathError) Error() string {
 	switch e.Reason {
 	case ReasonGit:
 		return fmt.Sprintf("path %q is inside a .git directory; the repository's own files are never written by tools", e.Path)
+	case ReasonKept:
+		return fmt.Sprintf("path %q is a script the person's hooks run (outside the sandbox); tools never write it", e.Path)
 	case ReasonMoved:
 		return fmt.Sprintf("path %q resolves outside the workspace (a directory on the way was swapped for a symlink leading out of %s while the tool opened it; nothing outside was read or written); use a path relative to the workspace", e.Path, e.Workspace)
 	}
