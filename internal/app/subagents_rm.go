@@ -81,6 +81,9 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 	if filepath.Clean(r.Workspace) != dir {
 		return nil
 	}
+	if d, err := st.Start(ctx, r.ID); err == nil && d != nil && d.ParentCall == "" {
+		return nil // not a task's worker (a fork's worktree: removeWorktree)
+	}
 	p := &worktreePlan{dir: dir, branch: taskBranch(r.ID)}
 	ts, applied, err := workerRecord(ctx, st, r.ID)
 	switch {

@@ -73,11 +73,13 @@ type pendingPack struct {
 // clear, more than compressing a small object costs. They compress at
 // BestSpeed (git reads any level): resetting and running the default
 // level took 4x the CPU (190 against 45 µs for a 1.7 KB tree here) for a
-// few percent of space. An object under smallObject bytes (a checkpoint's
-// commit, a small tree or file) is stored in zlib's uncompressed blocks
-// (storedWriters): under 1 µs against 20 µs, for at most a few hundred
-// bytes more per object.
-var zlibWriters, storedWriters sync.Pool
+// few percent of space. A commit or tree under smallObject bytes is stored
+// in zlib's uncompressed blocks (storedWriters): under 1 µs against 20 µs,
+// for at most a few hundred bytes more per object. Blobs are compressed at
+// the default level (blobWriters), which Huffman-codes text even when it is
+// short, so a file's text (a .env's values) does not lie in the pack byte
+// for byte as in a stored block (e2e TestNoSecretInPlainTextAnywhere).
+var zlibWriters, storedWriters, blobWriters sync.Pool
 
 // smallObject is the size under which an object is stored uncompressed.
 const smallObject = 512
@@ -112,7 +114,12 @@ func (p *pendingPack) add(t plumbing.ObjectType, data []byte, h plumbing.Hash) e
 	}
 	p.zbuf.Reset()
 	pool, level := &zlibWriters, zlib.BestSpeed
-	if len(data) < smallObject {
+	switch {
+	case t == plumbing.BlobObject:
+		// a file's bytes: BestSpeed writes a short block of them as a
+		// stored block, byte for byte (a .env's values in plain text)
+		pool, level = &blobWriters, zlib.DefaultCompression
+	case len(data) < smallObject:
 		pool, level = &storedWriters, zlib.NoCompression
 	}
 	zw, _ := pool.Get().(*zlib.Writer)
