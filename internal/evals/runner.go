@@ -66,6 +66,10 @@ type taskRun struct {
 	// pending is the last tool call of the stream not yet decided or done:
 	// the one a paused run waits on.
 	pending string
+	// kids are the subagents' journals, once read; par the barrier of
+	// subagents_parallel (nil without it).
+	kids []*child
+	par  *barrier
 
 	mu     sync.Mutex
 	proc   *os.Process
@@ -153,7 +157,12 @@ func (x *taskRun) setup(tmp string) error {
 	for fi, turn := range stalled {
 		x.faults[fi].stalledTurn = turn
 	}
-	srv, err := startServer(x.t, script)
+	for _, a := range x.t.Expect.Trace {
+		if a.Assert == AssertSubagentsParallel {
+			x.par = newBarrier(a.N)
+		}
+	}
+	srv, err := startServer(x.t, script, x.par)
 	if err != nil {
 		return err
 	}
@@ -356,12 +365,13 @@ func (x *taskRun) onEvent(t event.Type) {
 	}
 }
 
-// onTurn fires a stream fault as the stalled turn goes out.
-func (x *taskRun) onTurn(turn int) {
+// onTurn fires a stream fault as the stalled turn goes out (child: the
+// match of the child script that plays it, "" for the run's own turns).
+func (x *taskRun) onTurn(child string, turn int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	f := x.armedLocked()
-	if f != nil && f.At == AtStream && turn == f.stalledTurn {
+	if f != nil && f.At == AtStream && child == f.Child && turn == f.stalledTurn {
 		x.killLocked(f)
 	}
 }

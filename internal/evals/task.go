@@ -110,6 +110,9 @@ type Fault struct {
 	At   string // an event type of the --json stream, or AtStream
 	N    int    // the Nth event of that type (from 1)
 	Turn int    // with AtStream: the turn (from 1) during which to kill
+	// Child, with AtStream, is the match of a child script (turns.json
+	// "children"): Turn then counts that subagent's turns.
+	Child string
 }
 
 // ActionKind is something a person does after the run.
@@ -159,6 +162,8 @@ const (
 	AssertCompacted          AssertKind = "compacted"
 	AssertMaxIdenticalErrors AssertKind = "max_identical_errors"
 	AssertCites              AssertKind = "cites"
+	AssertSubagentsCompleted AssertKind = "subagents_completed"
+	AssertSubagentsParallel  AssertKind = "subagents_parallel"
 )
 
 // assertParams lists, per assertion, the parameters it takes (all required).
@@ -171,6 +176,8 @@ var assertParams = map[AssertKind][]string{
 	AssertCompacted:          nil,
 	AssertMaxIdenticalErrors: {"n"},
 	AssertCites:              {"paths"},
+	AssertSubagentsCompleted: {"n"},
+	AssertSubagentsParallel:  {"n"},
 }
 
 // Assertion is one entry of expect.trace.
@@ -229,10 +236,11 @@ type rawServer struct {
 }
 
 type rawFault struct {
-	Kind string `toml:"kind"`
-	At   string `toml:"at"`
-	N    *int   `toml:"n"`
-	Turn *int   `toml:"turn"`
+	Kind  string `toml:"kind"`
+	At    string `toml:"at"`
+	N     *int   `toml:"n"`
+	Turn  *int   `toml:"turn"`
+	Child string `toml:"child"`
 }
 
 type rawAction struct {
@@ -273,7 +281,7 @@ var knownKeys = map[string]string{
 	"policy.decisions": "call, decision, note, scope",
 	"config":           "window",
 	"server":           "quirks",
-	"faults":           "kind, at, n, turn",
+	"faults":           "kind, at, n, turn, child",
 	"actions":          "kind, call, checkpoint, conversation, text",
 	"expect":           "status, class, check, files, trace",
 	"expect.files":     "path, contains, exact, absent",
@@ -344,6 +352,9 @@ func LoadTask(dir, name string) (*Task, error) {
 		return nil, err
 	}
 	if err := parseFaults(t, &raw); err != nil {
+		return nil, &TaskError{File: file, Msg: err.Error(), Err: err}
+	}
+	if err := checkChildren(t); err != nil {
 		return nil, &TaskError{File: file, Msg: err.Error(), Err: err}
 	}
 	return t, nil
