@@ -72,13 +72,15 @@ func checkChildren(t *Task) error {
 // never get there, and the first is released after parallelWait.
 type barrier struct {
 	n       int
+	wait    time.Duration // how long a first request is held
 	mu      sync.Mutex
-	arrived []string
+	arrived []string // the children whose first request came, in order
+	held    int      // first requests held now
+	most    int      // the most held at once
 	met     chan struct{}
-	timeout bool
 }
 
-func newBarrier(n int) *barrier { return &barrier{n: n, met: make(chan struct{})} }
+func newBarrier(n int) *barrier { return &barrier{n: n, wait: parallelWait, met: make(chan struct{})} }
 
 // onTurn is the replay Server's OnTurn: it holds a child's first turn.
 func (b *barrier) onTurn(r *http.Request, child string, turn int) {
@@ -91,20 +93,29 @@ func (b *barrier) onTurn(r *http.Request, child string, turn int) {
 		return
 	}
 	b.arrived = append(b.arrived, child)
-	if len(b.arrived) == b.n {
+	select {
+	case <-b.met: // met before: nothing to wait for
+		b.mu.Unlock()
+		return
+	default:
+	}
+	b.held++
+	b.most = max(b.most, b.held)
+	if b.held == b.n {
 		close(b.met)
 	}
 	b.mu.Unlock()
-	t := time.NewTimer(parallelWait)
+	t := time.NewTimer(b.wait)
 	defer t.Stop()
 	select {
 	case <-b.met:
+		return
 	case <-r.Context().Done():
 	case <-t.C:
-		b.mu.Lock()
-		b.timeout = true
-		b.mu.Unlock()
 	}
+	b.mu.Lock()
+	b.held--
+	b.mu.Unlock()
 }
 
 // result is "" when n children's first requests were in flight at once.
@@ -116,8 +127,8 @@ func (b *barrier) result() string {
 		return ""
 	default:
 	}
-	return fmt.Sprintf("only %d of %d subagents' first requests (%s) were in flight at once (each was held up to %s for the others)",
-		len(b.arrived), b.n, strings.Join(b.arrived, ", "), parallelWait)
+	return fmt.Sprintf("at most %d of %d subagents' first requests were in flight at once (each was held up to %s for the others; "+
+		"first requests came from: %s): the subagents did not run in parallel", b.most, b.n, b.wait, orNone(strings.Join(b.arrived, ", ")))
 }
 
 // child is one subagent of the run, as its parent's journal names it.
