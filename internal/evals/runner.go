@@ -128,8 +128,14 @@ func (x *taskRun) setup(tmp string) error {
 			return fmt.Errorf("make %s: %w", d, err)
 		}
 	}
+	var body string
 	if x.t.Config.Window > 0 {
-		body := fmt.Sprintf("[context]\nwindow = %d\n", x.t.Config.Window)
+		body += fmt.Sprintf("[context]\nwindow = %d\n", x.t.Config.Window)
+	}
+	if x.t.Config.MaxParallel > 0 {
+		body += fmt.Sprintf("[subagents]\nmax_parallel = %d\n", x.t.Config.MaxParallel)
+	}
+	if body != "" {
 		if err := os.WriteFile(filepath.Join(cfgHome, "agent", "config.toml"), []byte(body), 0o600); err != nil {
 			return fmt.Errorf("write the task's config: %w", err)
 		}

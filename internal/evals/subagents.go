@@ -77,6 +77,7 @@ type barrier struct {
 	arrived []string // the children whose first request came, in order
 	held    int      // first requests held now
 	most    int      // the most held at once
+	broken  bool     // a first request waited out the bound: the others are not held
 	met     chan struct{}
 }
 
@@ -99,6 +100,10 @@ func (b *barrier) onTurn(r *http.Request, child string, turn int) {
 		return
 	default:
 	}
+	if b.broken {
+		b.mu.Unlock()
+		return
+	}
 	b.held++
 	b.most = max(b.most, b.held)
 	if b.held == b.n {
@@ -112,6 +117,9 @@ func (b *barrier) onTurn(r *http.Request, child string, turn int) {
 		return
 	case <-r.Context().Done():
 	case <-t.C:
+		b.mu.Lock()
+		b.broken = true
+		b.mu.Unlock()
 	}
 	b.mu.Lock()
 	b.held--

@@ -75,6 +75,8 @@ type Decision struct {
 // Config is the [config] table, written to the task's user config file.
 type Config struct {
 	Window int // [context] window; 0: not set
+	// MaxParallel is [subagents] max_parallel; 0: not set.
+	MaxParallel int
 }
 
 // Quirk is a dialect of the local model server.
@@ -228,7 +230,8 @@ type rawDecision struct {
 }
 
 type rawConfig struct {
-	Window *int `toml:"window"`
+	Window      *int `toml:"window"`
+	MaxParallel *int `toml:"max_parallel"`
 }
 
 type rawServer struct {
@@ -279,7 +282,7 @@ var knownKeys = map[string]string{
 	"":                 "prompt, description, max_steps, timeout, [policy], [config], [server], [[faults]], [[actions]], [expect]",
 	"policy":           "mode, allow, deny, [[policy.decisions]]",
 	"policy.decisions": "call, decision, note, scope",
-	"config":           "window",
+	"config":           "window, max_parallel",
 	"server":           "quirks",
 	"faults":           "kind, at, n, turn, child",
 	"actions":          "kind, call, checkpoint, conversation, text",
@@ -414,6 +417,12 @@ func parseConfig(t *Task, raw *rawTask) error {
 			return fmt.Errorf("config.window = %d: want a token count >= 1", *w)
 		}
 		t.Config.Window = *w
+	}
+	if n := raw.Config.MaxParallel; n != nil {
+		if *n < 1 || *n > 32 {
+			return fmt.Errorf("config.max_parallel = %d: want 1-32 (subagents at once)", *n)
+		}
+		t.Config.MaxParallel = *n
 	}
 	return nil
 }
