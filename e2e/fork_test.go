@@ -37,11 +37,14 @@ func filesOf(dir string, names ...string) string {
 	return strings.Join(out, " ")
 }
 
+// treeRun is a run of `agent runs --tree --json` (forks and subagents).
 type treeRun struct {
 	RunID            string   `json:"run_id"`
 	Status           string   `json:"status"`
+	Workspace        string   `json:"workspace"`
 	ParentRun        string   `json:"parent_run"`
 	ParentCheckpoint string   `json:"parent_checkpoint"`
+	ParentCall       string   `json:"parent_call"`
 	Children         []string `json:"children"`
 }
 
