@@ -14,9 +14,9 @@ package replay
 //	  ]
 //	}
 //
-// A request whose user messages contain a child's match (the first child in
-// order that matches) is answered from that child's turns; every other
-// request from the top-level turns. Within a child, the turn is chosen by
+// A request whose first user message contains a child's match (the first
+// child in order), else whose later user messages do, is answered from that
+// child's turns; every other request from the top-level turns. Within a child, the turn is chosen by
 // the conversation: a request with k assistant messages gets turn k+1. So
 // children running in parallel each get their own turns whatever the
 // interleaving, and a child resumed after a crash gets the turn after the
@@ -78,12 +78,28 @@ func validateChildren(cs []Child) error {
 	return nil
 }
 
-// childOf is the index of the child whose match one of the user messages
-// contains, or -1 (a request of the top-level run).
+// childOf is the index of the child whose match the first user message
+// contains (a child's is its task prompt), else the first whose match
+// another user message contains (a compacted child's prompt may have
+// moved), or -1: a request of the top-level run.
 func childOf(cs []Child, msgs []convMsg) int {
+	var users []string
+	for _, m := range msgs {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	if len(users) == 0 {
+		return -1
+	}
 	for i, c := range cs {
-		for _, m := range msgs {
-			if m.Role == "user" && strings.Contains(m.Content, c.Match) {
+		if strings.Contains(users[0], c.Match) {
+			return i
+		}
+	}
+	for i, c := range cs {
+		for _, u := range users[1:] {
+			if strings.Contains(u, c.Match) {
 				return i
 			}
 		}

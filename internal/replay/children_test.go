@@ -230,3 +230,27 @@ func startWith(t *testing.T, srv *Server) (*Server, string) {
 	})
 	return srv, hs.URL + "/v1"
 }
+
+// The first user message decides before later ones: a parent whose later
+// message quotes a child's prompt stays the parent; a child whose prompt
+// moved after a summary is still found.
+func TestChildOfPrefersFirstUserMessage(t *testing.T) {
+	cs := []Child{{Match: "ALPHA"}, {Match: "BETA"}}
+	for _, c := range []struct {
+		users []string
+		want  int
+	}{
+		{[]string{"do BETA", "then ALPHA"}, 1},
+		{[]string{"summary of earlier rounds", "ALPHA: the task"}, 0},
+		{[]string{"the parent's prompt"}, -1},
+		{nil, -1},
+	} {
+		var msgs []convMsg
+		for _, u := range c.users {
+			msgs = append(msgs, convMsg{Role: "system", Content: "ALPHA in a system message does not count"}, convMsg{Role: "user", Content: u})
+		}
+		if got := childOf(cs, msgs); got != c.want {
+			t.Errorf("childOf(%q) = %d, want %d", c.users, got, c.want)
+		}
+	}
+}
