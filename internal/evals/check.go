@@ -30,6 +30,9 @@ func (x *taskRun) evaluate(ctx context.Context) {
 		for _, m := range x.srv.mismatches() {
 			res.fail("model server: %s", m)
 		}
+		for _, c := range x.srv.srv.UnplayedChildren() {
+			res.fail("model server: the child %q of turns.json never asked the model (no subagent with that task prompt ran)", c)
+		}
 	}
 	if x.runID == "" {
 		res.fail("the run never started")
@@ -89,7 +92,7 @@ func (x *taskRun) evaluate(ctx context.Context) {
 		}
 	}
 	for _, a := range e.Trace {
-		if msg := x.checkAssertion(a, evs, res); msg != "" {
+		if msg := x.checkAssertion(ctx, a, evs, res); msg != "" {
 			res.fail("trace %s: %s", a.Assert, msg)
 		}
 	}
@@ -193,7 +196,7 @@ func (x *taskRun) rollbackOK(ctx context.Context, evs []traceEvent, ws map[strin
 }
 
 // checkAssertion checks one trace assertion; "" when it holds.
-func (x *taskRun) checkAssertion(a Assertion, evs []traceEvent, res *Result) string {
+func (x *taskRun) checkAssertion(ctx context.Context, a Assertion, evs []traceEvent, res *Result) string {
 	switch a.Assert {
 	case AssertDeniedNeverRan:
 		if !hasCall(evs, a.Call) {
@@ -222,6 +225,7 @@ func (x *taskRun) checkAssertion(a Assertion, evs []traceEvent, res *Result) str
 			return fmt.Sprintf("the run went on after the denial (status %s)", orNone(res.Status))
 		}
 	case AssertRanAtMostOnce:
+		evs := x.callJournal(ctx, evs, a.Call) // a subagent's call: its journal
 		if !hasCall(evs, a.Call) {
 			return fmt.Sprintf("the run made no call %s", a.Call)
 		}
@@ -281,6 +285,14 @@ func (x *taskRun) checkAssertion(a Assertion, evs []traceEvent, res *Result) str
 		if len(missing) > 0 {
 			return fmt.Sprintf("the final answer does not name %s: %q", strings.Join(missing, ", "), oneLine(answer, 160))
 		}
+	case AssertSubagentsCompleted:
+		return x.subagentsCompleted(ctx, evs, a.N)
+	case AssertSubagentsParallel:
+		if x.par == nil {
+			res.Notes = append(res.Notes, "live: subagents_parallel not checked (it holds requests at the local server)")
+			return ""
+		}
+		return x.par.result()
 	}
 	return ""
 }

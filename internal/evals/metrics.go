@@ -85,6 +85,11 @@ type traceEvent struct {
 		Reason string      `json:"reason"`
 	} `json:"failure"`
 	Interrupted []event.InterruptedCall `json:"interrupted"`
+	// ChildRun is a task_started's; ParentRun and ParentCall a child's
+	// run_started's.
+	ChildRun   string `json:"child_run"`
+	ParentRun  string `json:"parent_run"`
+	ParentCall string `json:"parent_call"`
 }
 
 // outcome is what the journal says of the run as a whole.

@@ -66,6 +66,10 @@ type taskRun struct {
 	// pending is the last tool call of the stream not yet decided or done:
 	// the one a paused run waits on.
 	pending string
+	// kids are the subagents' journals, once read; par the barrier of
+	// subagents_parallel (nil without it).
+	kids []*child
+	par  *barrier
 
 	mu     sync.Mutex
 	proc   *os.Process
@@ -124,8 +128,14 @@ func (x *taskRun) setup(tmp string) error {
 			return fmt.Errorf("make %s: %w", d, err)
 		}
 	}
+	var body string
 	if x.t.Config.Window > 0 {
-		body := fmt.Sprintf("[context]\nwindow = %d\n", x.t.Config.Window)
+		body += fmt.Sprintf("[context]\nwindow = %d\n", x.t.Config.Window)
+	}
+	if x.t.Config.MaxParallel > 0 {
+		body += fmt.Sprintf("[subagents]\nmax_parallel = %d\n", x.t.Config.MaxParallel)
+	}
+	if body != "" {
 		if err := os.WriteFile(filepath.Join(cfgHome, "agent", "config.toml"), []byte(body), 0o600); err != nil {
 			return fmt.Errorf("write the task's config: %w", err)
 		}
@@ -153,7 +163,12 @@ func (x *taskRun) setup(tmp string) error {
 	for fi, turn := range stalled {
 		x.faults[fi].stalledTurn = turn
 	}
-	srv, err := startServer(x.t, script)
+	for _, a := range x.t.Expect.Trace {
+		if a.Assert == AssertSubagentsParallel {
+			x.par = newBarrier(a.N)
+		}
+	}
+	srv, err := startServer(x.t, script, x.par)
 	if err != nil {
 		return err
 	}
@@ -356,12 +371,13 @@ func (x *taskRun) onEvent(t event.Type) {
 	}
 }
 
-// onTurn fires a stream fault as the stalled turn goes out.
-func (x *taskRun) onTurn(turn int) {
+// onTurn fires a stream fault as the stalled turn goes out (child: the
+// match of the child script that plays it, "" for the run's own turns).
+func (x *taskRun) onTurn(child string, turn int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	f := x.armedLocked()
-	if f != nil && f.At == AtStream && turn == f.stalledTurn {
+	if f != nil && f.At == AtStream && child == f.Child && turn == f.stalledTurn {
 		x.killLocked(f)
 	}
 }

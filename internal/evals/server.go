@@ -26,29 +26,35 @@ const oneChunk = 1 << 30
 // for a stream fault at turn K, inserts before turn K a copy that stalls
 // mid-stream: the agent is killed while it streams, and the resumed run is
 // answered with turn K as written. It returns the played turn number (from
-// 1) of each stalled copy by the index of its fault in t.Faults.
+// 1) of each stalled copy by the index of its fault in t.Faults. A child's
+// stream fault makes its turn K stall (a child plays it once, then as
+// written): its played number is K.
 func prepareScript(t *Task) (*replay.Script, map[int]int) {
 	s := &replay.Script{Lenient: t.Script.Lenient, Turns: slices.Clone(t.Script.Turns)}
-	for i := range s.Turns {
-		tu := &s.Turns[i]
-		if len(tu.ToolCalls) > 0 {
-			if slices.Contains(t.Server.Quirks, QuirkFinishStop) && tu.FinishReason == "" {
-				tu.FinishReason = "stop"
-			}
-			if slices.Contains(t.Server.Quirks, QuirkArgsObject) {
-				tu.ArgsObject = true
-			}
-		}
-		if slices.Contains(t.Server.Quirks, QuirkOneChunk) && tu.ChunkSize == 0 {
-			tu.ChunkSize = oneChunk
-		}
+	withQuirks(t, s.Turns)
+	for _, c := range t.Script.Children {
+		c.Turns = slices.Clone(c.Turns)
+		withQuirks(t, c.Turns)
+		s.Children = append(s.Children, c)
 	}
 	stalled := map[int]int{}
+	for fi, f := range t.Faults {
+		if f.At != AtStream || f.Child == "" {
+			continue
+		}
+		for ci := range s.Children {
+			if c := &s.Children[ci]; c.Match == f.Child {
+				n := stallChunks
+				c.Turns[f.Turn-1].StallAfterChunks, c.Turns[f.Turn-1].DropAfterChunks = &n, nil
+				stalled[fi] = f.Turn
+			}
+		}
+	}
 	turns := s.Turns
 	s.Turns = nil
 	for i, tu := range turns {
 		for fi, f := range t.Faults {
-			if f.At != AtStream || f.Turn != i+1 {
+			if f.At != AtStream || f.Child != "" || f.Turn != i+1 {
 				continue
 			}
 			cp := tu
@@ -62,6 +68,24 @@ func prepareScript(t *Task) (*replay.Script, map[int]int) {
 	return s, stalled
 }
 
+// withQuirks applies the task's server quirks to turns, in place.
+func withQuirks(t *Task, turns []replay.Turn) {
+	for i := range turns {
+		tu := &turns[i]
+		if len(tu.ToolCalls) > 0 {
+			if slices.Contains(t.Server.Quirks, QuirkFinishStop) && tu.FinishReason == "" {
+				tu.FinishReason = "stop"
+			}
+			if slices.Contains(t.Server.Quirks, QuirkArgsObject) {
+				tu.ArgsObject = true
+			}
+		}
+		if slices.Contains(t.Server.Quirks, QuirkOneChunk) && tu.ChunkSize == 0 {
+			tu.ChunkSize = oneChunk
+		}
+	}
+}
+
 // modelServer is the local chat-completions server of one task: the replay
 // Server behind a layer that speaks the task's dialect quirks and fires the
 // stream faults.
@@ -73,11 +97,16 @@ type modelServer struct {
 	noID   bool
 	noIdx  bool
 	mu     sync.Mutex
-	onTurn func(turn int) // called as a turn's bytes go out
+	onTurn func(child string, turn int) // called as a turn's bytes go out
 	done   chan error
 }
 
-func startServer(t *Task, script *replay.Script) (*modelServer, error) {
+// writerKey is the request context key of a request's quirkWriter.
+type writerKey struct{}
+
+// startServer serves script; par, if not nil, holds the children's first
+// requests (subagents_parallel).
+func startServer(t *Task, script *replay.Script, par *barrier) (*modelServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("start the local model server: %w", err)
@@ -85,13 +114,21 @@ func startServer(t *Task, script *replay.Script) (*modelServer, error) {
 	m := &modelServer{srv: replay.NewServer(script), ln: ln, url: "http://" + ln.Addr().String() + "/v1",
 		noID: slices.Contains(t.Server.Quirks, QuirkNoID), noIdx: slices.Contains(t.Server.Quirks, QuirkNoIndex),
 		done: make(chan error, 1)}
+	m.srv.OnTurn = func(r *http.Request, child string, turn int) {
+		if qw, ok := r.Context().Value(writerKey{}).(*quirkWriter); ok {
+			qw.child, qw.turn = child, turn
+		}
+		if par != nil {
+			par.onTurn(r, child, turn)
+		}
+	}
 	m.hs = &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
 	go func() { m.done <- m.hs.Serve(ln) }()
 	return m, nil
 }
 
 // setOnTurn sets the callback of outgoing turns (nil: none).
-func (m *modelServer) setOnTurn(f func(int)) {
+func (m *modelServer) setOnTurn(f func(string, int)) {
 	m.mu.Lock()
 	m.onTurn = f
 	m.mu.Unlock()
@@ -99,7 +136,7 @@ func (m *modelServer) setOnTurn(f func(int)) {
 
 func (m *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	qw := &quirkWriter{ResponseWriter: w, m: m}
-	m.srv.ServeHTTP(qw, r)
+	m.srv.ServeHTTP(qw, r.WithContext(context.WithValue(r.Context(), writerKey{}, qw)))
 	qw.flushPending()
 }
 
@@ -114,21 +151,14 @@ func (m *modelServer) close() {
 	<-m.done
 }
 
-// currentTurn is the turn answering the latest request (0: none).
-func (m *modelServer) currentTurn() int {
-	reqs := m.srv.Requests()
-	if len(reqs) == 0 {
-		return 0
-	}
-	return reqs[len(reqs)-1].Turn
-}
-
 // quirkWriter rewrites the SSE events of a response for the no-id and
 // no-index dialects, and reports each write to the stream-fault callback.
 type quirkWriter struct {
 	http.ResponseWriter
 	m       *modelServer
 	pending []byte
+	child   string // the turn answering this request (replay.Server.OnTurn)
+	turn    int
 }
 
 func (q *quirkWriter) Write(b []byte) (int, error) {
@@ -136,7 +166,7 @@ func (q *quirkWriter) Write(b []byte) (int, error) {
 	on := q.m.onTurn
 	q.m.mu.Unlock()
 	if on != nil {
-		defer on(q.m.currentTurn())
+		defer on(q.child, q.turn)
 	}
 	if !q.m.noID && !q.m.noIdx {
 		return q.ResponseWriter.Write(b)

@@ -85,7 +85,7 @@ func TestServerQuirksOnTheWire(t *testing.T) {
 	} {
 		task := scriptTask(t, c.quirks, nil)
 		s, _ := prepareScript(task)
-		srv, err := startServer(task, s)
+		srv, err := startServer(task, s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

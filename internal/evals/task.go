@@ -75,6 +75,8 @@ type Decision struct {
 // Config is the [config] table, written to the task's user config file.
 type Config struct {
 	Window int // [context] window; 0: not set
+	// MaxParallel is [subagents] max_parallel; 0: not set.
+	MaxParallel int
 }
 
 // Quirk is a dialect of the local model server.
@@ -110,6 +112,9 @@ type Fault struct {
 	At   string // an event type of the --json stream, or AtStream
 	N    int    // the Nth event of that type (from 1)
 	Turn int    // with AtStream: the turn (from 1) during which to kill
+	// Child, with AtStream, is the match of a child script (turns.json
+	// "children"): Turn then counts that subagent's turns.
+	Child string
 }
 
 // ActionKind is something a person does after the run.
@@ -159,6 +164,8 @@ const (
 	AssertCompacted          AssertKind = "compacted"
 	AssertMaxIdenticalErrors AssertKind = "max_identical_errors"
 	AssertCites              AssertKind = "cites"
+	AssertSubagentsCompleted AssertKind = "subagents_completed"
+	AssertSubagentsParallel  AssertKind = "subagents_parallel"
 )
 
 // assertParams lists, per assertion, the parameters it takes (all required).
@@ -171,6 +178,8 @@ var assertParams = map[AssertKind][]string{
 	AssertCompacted:          nil,
 	AssertMaxIdenticalErrors: {"n"},
 	AssertCites:              {"paths"},
+	AssertSubagentsCompleted: {"n"},
+	AssertSubagentsParallel:  {"n"},
 }
 
 // Assertion is one entry of expect.trace.
@@ -221,7 +230,8 @@ type rawDecision struct {
 }
 
 type rawConfig struct {
-	Window *int `toml:"window"`
+	Window      *int `toml:"window"`
+	MaxParallel *int `toml:"max_parallel"`
 }
 
 type rawServer struct {
@@ -229,10 +239,11 @@ type rawServer struct {
 }
 
 type rawFault struct {
-	Kind string `toml:"kind"`
-	At   string `toml:"at"`
-	N    *int   `toml:"n"`
-	Turn *int   `toml:"turn"`
+	Kind  string `toml:"kind"`
+	At    string `toml:"at"`
+	N     *int   `toml:"n"`
+	Turn  *int   `toml:"turn"`
+	Child string `toml:"child"`
 }
 
 type rawAction struct {
@@ -271,9 +282,9 @@ var knownKeys = map[string]string{
 	"":                 "prompt, description, max_steps, timeout, [policy], [config], [server], [[faults]], [[actions]], [expect]",
 	"policy":           "mode, allow, deny, [[policy.decisions]]",
 	"policy.decisions": "call, decision, note, scope",
-	"config":           "window",
+	"config":           "window, max_parallel",
 	"server":           "quirks",
-	"faults":           "kind, at, n, turn",
+	"faults":           "kind, at, n, turn, child",
 	"actions":          "kind, call, checkpoint, conversation, text",
 	"expect":           "status, class, check, files, trace",
 	"expect.files":     "path, contains, exact, absent",
@@ -346,6 +357,9 @@ func LoadTask(dir, name string) (*Task, error) {
 	if err := parseFaults(t, &raw); err != nil {
 		return nil, &TaskError{File: file, Msg: err.Error(), Err: err}
 	}
+	if err := checkChildren(t); err != nil {
+		return nil, &TaskError{File: file, Msg: err.Error(), Err: err}
+	}
 	return t, nil
 }
 
@@ -403,6 +417,12 @@ func parseConfig(t *Task, raw *rawTask) error {
 			return fmt.Errorf("config.window = %d: want a token count >= 1", *w)
 		}
 		t.Config.Window = *w
+	}
+	if n := raw.Config.MaxParallel; n != nil {
+		if *n < 1 || *n > 32 {
+			return fmt.Errorf("config.max_parallel = %d: want 1-32 (subagents at once)", *n)
+		}
+		t.Config.MaxParallel = *n
 	}
 	return nil
 }

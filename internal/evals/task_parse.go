@@ -28,18 +28,22 @@ func parseFaults(t *Task, raw *rawTask) error {
 			if f.Turn == nil || *f.Turn < 1 {
 				return fmt.Errorf(`%s: at = "stream" needs turn = K (the turn, from 1, during which to kill)`, at)
 			}
-			if t.Script != nil && *f.Turn > len(t.Script.Turns) {
+			if f.Child != "" {
+				if err := childFault(t, at, f.Child, *f.Turn); err != nil {
+					return err
+				}
+			} else if t.Script != nil && *f.Turn > len(t.Script.Turns) {
 				return fmt.Errorf("%s: turn = %d, but turns.json has %d turns", at, *f.Turn, len(t.Script.Turns))
 			}
-			fault.Turn = *f.Turn
+			fault.Turn, fault.Child = *f.Turn, f.Child
 		case f.At == "":
 			return fmt.Errorf(`%s: at is required: an event type of the --json stream (e.g. "command_started") or "stream"`, at)
 		default:
 			if _, err := event.NewPayload(event.Type(f.At)); err != nil {
 				return fmt.Errorf(`%s: at = %q is not an event type of the --json stream (e.g. "tool_call", "command_started") nor "stream"`, at, f.At)
 			}
-			if f.Turn != nil {
-				return fmt.Errorf(`%s: turn goes with at = "stream" only`, at)
+			if f.Turn != nil || f.Child != "" {
+				return fmt.Errorf(`%s: turn and child go with at = "stream" only`, at)
 			}
 			if f.N != nil {
 				if *f.N < 1 {

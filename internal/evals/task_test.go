@@ -190,7 +190,7 @@ func TestLoadTaskErrors(t *testing.T) {
 		{"stream without turn", "prompt = \"p\"\n[[faults]]\nkind = \"sigkill\"\nat = \"stream\"", []string{"needs turn"}},
 		{"stream turn past the script", "prompt = \"p\"\n[[faults]]\nkind = \"sigkill\"\nat = \"stream\"\nturn = 3", []string{"turns.json has 2 turns"}},
 		{"stream with n", "prompt = \"p\"\n[[faults]]\nkind = \"sigkill\"\nat = \"stream\"\nturn = 1\nn = 1", []string{"n goes with an event type"}},
-		{"turn without stream", "prompt = \"p\"\n[[faults]]\nkind = \"sigkill\"\nat = \"tool_call\"\nturn = 1", []string{"turn goes with"}},
+		{"turn without stream", "prompt = \"p\"\n[[faults]]\nkind = \"sigkill\"\nat = \"tool_call\"\nturn = 1", []string{"turn and child go with"}},
 		{"zero n", "prompt = \"p\"\n[[faults]]\nkind = \"sigkill\"\nat = \"tool_call\"\nn = 0", []string{"n = 0"}},
 		{"bad action", "prompt = \"p\"\n[[actions]]\nkind = \"revert\"", []string{`kind = "revert"`}},
 		{"rollback without call", "prompt = \"p\"\n[[actions]]\nkind = \"rollback\"", []string{"rollback needs call"}},

@@ -220,6 +220,8 @@ type player struct {
 	next       int // index of the next turn
 	requests   int
 	mismatches []string
+	faulted    map[childTurnKey]bool // children's turns whose fault was played
+	played     map[int]int           // requests answered per child (index)
 }
 
 func newPlayer(s *Script) *player {

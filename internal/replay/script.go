@@ -58,6 +58,9 @@
 // must be answered before the next message); by default a violation is
 // answered with HTTP 400 exactly like OpenAI, and recorded.
 //
+// A script may also carry "children": the turns of the subagents its run
+// starts, each told apart by its task prompt (see children.go).
+//
 // When the turns run out, a request is answered with the text turn
 // "script exhausted" (finish_reason "stop") and the overrun is recorded as a
 // mismatch, so a run ends cleanly and the test sees why.
@@ -86,6 +89,8 @@ type Script struct {
 	Turns []Turn `json:"turns"`
 	// Lenient disables the OpenAI conversation checks.
 	Lenient bool `json:"lenient,omitempty"`
+	// Children are the scripts of subagents (children.go).
+	Children []Child `json:"children,omitempty"`
 }
 
 // Turn is one scripted model answer (or one scripted failure).
@@ -158,6 +163,9 @@ func Parse(b []byte) (*Script, error) {
 		if err := s.Turns[i].validate(i); err != nil {
 			return nil, fmt.Errorf("replay script: turn %d: %w", i+1, err)
 		}
+	}
+	if err := validateChildren(s.Children); err != nil {
+		return nil, fmt.Errorf("replay script: %w", err)
 	}
 	return &s, nil
 }

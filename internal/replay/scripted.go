@@ -87,7 +87,7 @@ func (p *Scripted) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 	msgs, tools := viewOf(req)
 	raw, _ := json.Marshal(req)
 	p.mu.Lock()
-	if p.FollowConversation && !p.seeked {
+	if p.FollowConversation && !p.seeked && childOf(p.play.script.Children, msgs) < 0 {
 		p.seeked = true
 		// The newest answer in the request says where the script is: its
 		// calls' ids (or its text) name the turn that gave it. Counting
@@ -126,7 +126,7 @@ func (p *Scripted) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 		if err := p.play.check(n, msgs, tools); err != nil {
 			return nil, &FaultError{Status: 400, Message: err.Error()}
 		}
-		turnNo, t := p.play.take(n, msgs, raw)
+		_, turnNo, t := p.play.pick(n, msgs, raw)
 		retryable := t.retryable() || (t.DropAfterChunks != nil && *t.DropAfterChunks == 0)
 		if t.HTTPStatus == 0 && !retryable {
 			if t.StallAfterChunks != nil && *t.StallAfterChunks == 0 {
@@ -282,5 +282,9 @@ func (p *Scripted) Mismatches() []string { return p.play.list() }
 // Err joins the mismatches into one error; nil when everything went as scripted.
 func (p *Scripted) Err() error { return p.play.err() }
 
-// Remaining is the number of turns not played yet.
+// Remaining is the number of top-level turns not played yet.
 func (p *Scripted) Remaining() int { return p.play.remaining() }
+
+// UnplayedChildren are the matches of the child scripts no request was
+// answered from, in script order.
+func (p *Scripted) UnplayedChildren() []string { return p.play.unplayedChildren() }

@@ -31,6 +31,9 @@ type RecordedRequest struct {
 	// Turn is the number (from 1) of the turn that answered the request; 0
 	// when the request was rejected or the script was exhausted.
 	Turn int
+	// Child is the match of the child script that answered it ("": the
+	// top-level turns); Turn then counts that child's turns.
+	Child string
 }
 
 // Server is an http.Handler speaking the OpenAI chat-completions protocol at
@@ -44,6 +47,11 @@ type Server struct {
 	// request n is answered. Crash tests use it to kill or signal the agent at
 	// a precise point.
 	OnRequest func(n int)
+	// OnTurn, if set, is called once the turn answering r is chosen, before
+	// anything is written: child is the match of its child script ("" for
+	// the top-level turns) and turn its number (from 1; 0: exhausted). It
+	// runs in r's handler, so it may hold the answer back.
+	OnTurn func(r *http.Request, child string, turn int)
 
 	mu        sync.Mutex
 	models    []string // SetModels: what GET /v1/models lists
@@ -160,10 +168,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	turnNo, t := s.play.take(n, msgs, body)
+	child, turnNo, t := s.play.pick(n, msgs, body)
 	s.mu.Lock()
-	s.reqs[idx].Turn = turnNo
+	s.reqs[idx].Turn, s.reqs[idx].Child = turnNo, child
 	s.mu.Unlock()
+	if s.OnTurn != nil {
+		s.OnTurn(r, child, turnNo)
+	}
 
 	if t.DelayMS > 0 {
 		wait := time.NewTimer(time.Duration(t.DelayMS) * time.Millisecond)
@@ -374,5 +385,9 @@ func (s *Server) Mismatches() []string { return s.play.list() }
 // Err joins the mismatches into one error; nil when everything went as scripted.
 func (s *Server) Err() error { return s.play.err() }
 
-// Remaining is the number of turns not played yet.
+// Remaining is the number of top-level turns not played yet.
 func (s *Server) Remaining() int { return s.play.remaining() }
+
+// UnplayedChildren are the matches of the child scripts no request was
+// answered from (a subagent that never started), in script order.
+func (s *Server) UnplayedChildren() []string { return s.play.unplayedChildren() }
