@@ -41,8 +41,8 @@ func TestTUIRewindToFirstMessage(t *testing.T) {
 	time.Sleep(150 * time.Millisecond) // two presses, not one alt+esc sequence
 	tm.keys("Escape")
 	tm.wait(`Rewind to one of your messages`, 5*time.Second)
-	s := tm.wait(`REWSECOND once more`, 10*time.Second) // once loaded
-	s = tm.wait(`files changed since`, 5*time.Second)
+	tm.wait(`REWSECOND once more`, 10*time.Second) // once loaded
+	s := tm.wait(`files changed since`, 5*time.Second)
 	for _, want := range []string{"REWFIRST change the greeting", "REWSECOND once more", "2 files changed since: main.go, one.txt"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the rewind list lacks %q:\n%s", want, s)
