@@ -42,6 +42,8 @@ type treeRun struct {
 	Status           string   `json:"status"`
 	ParentRun        string   `json:"parent_run"`
 	ParentCheckpoint string   `json:"parent_checkpoint"`
+	ParentCall       string   `json:"parent_call"`
+	Workspace        string   `json:"workspace"`
 	Children         []string `json:"children"`
 }
 

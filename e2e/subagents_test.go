@@ -227,14 +227,7 @@ func arrivals(s *treeServer, keys ...string) error {
 	return nil
 }
 
-type treeRun struct {
-	RunID      string   `json:"run_id"`
-	Status     string   `json:"status"`
-	Workspace  string   `json:"workspace"`
-	ParentRun  string   `json:"parent_run"`
-	ParentCall string   `json:"parent_call"`
-	Children   []string `json:"children"`
-}
+// treeRun: fork_test.go
 
 func (e *env) children(parent string) []treeRun {
 	e.t.Helper()
