@@ -66,6 +66,7 @@ func DefaultSections() []Section {
 			{"ctrl+x c", "context drawer: the last request's layers and cuts"},
 			{"ctrl+x k", "every call's checkpoints: preview, roll back, undo"},
 			{"ctrl+x m", "mouse capture on or off (off: the terminal selects text)"},
+			{"ctrl+x s", "a subagent's transcript (←/→ the others)"},
 		}},
 		{Title: "Diff view (/diff, f in the approval prompt)", Bindings: []Binding{
 			{"t", "unified or split"},
