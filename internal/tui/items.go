@@ -421,7 +421,7 @@ func summarize(tool, args string) string {
 		}
 		return oneLine(s, 200)
 	}
-	for _, k := range []string{"command", "path"} {
+	for _, k := range []string{"command", "path", "description"} { // description: a task call's
 		if v, ok := m[k].(string); ok && v != "" {
 			return oneLine(v, 200)
 		}
