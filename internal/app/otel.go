@@ -53,7 +53,7 @@ func (s *Service) startOTel() error {
 	})
 	s.otel = live
 	s.Subscribe(func(u protocol.Update) {
-		if u.Kind == protocol.UpdateEvent {
+		if u.Kind == protocol.UpdateEvent || u.Kind == protocol.UpdateChild { // a child's spans nest under its task call's
 			live.Observe(u.Event)
 		}
 	})

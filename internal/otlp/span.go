@@ -61,6 +61,15 @@ type Span struct {
 	Events  []SpanEvent
 	Status  StatusCode
 	Message string // the status message (for StatusError)
+	// run is the run whose events made the span (the live exporter's
+	// accounting: a child run's spans are in its parent's trace)
+	run string
+}
+
+// SpanContext names a span of a trace: the parent of a child run's spans.
+type SpanContext struct {
+	Trace TraceID
+	Span  SpanID
 }
 
 // SpanEvent is a timed event of a span.
