@@ -4,6 +4,9 @@
 // checkpoints, rollbacks and resumes), its encoding as an OTLP/HTTP protobuf
 // request, the HTTP client that posts it to a receiver's /v1/traces, and the
 // live exporter that batches a running session's spans in the background.
+// A child run (a task call's subagent) is mapped into its parent's trace,
+// its root span under the parent's execute_tool task span (Builder's
+// TraceOptions.Parent; the live exporter learns it from task_started).
 //
 // The protobuf encoding is written here for the dozen OTLP messages a trace
 // needs (see proto.go), so that the binary links neither the OpenTelemetry

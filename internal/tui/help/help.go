@@ -55,7 +55,7 @@ func DefaultSections() []Section {
 			{"↑ ↓", "earlier messages (in the composer)"},
 			{"shift+tab", "next approval mode (/mode, /model switch by name)"},
 			{"esc", "interrupt the current step; the run stays resumable"},
-			{"esc esc · /rewind", "rewind code, conversation or both to before one of your messages"},
+			{"esc esc · /rewind", "rewind code, conversation or both to before one of your messages; f forks from there"},
 			{"ctrl+c ctrl+c", "quit; the last line says how to resume"},
 			{"?", "this help"},
 		}},
