@@ -41,12 +41,12 @@ func TestChildRowsLiveUnderTheTaskCard(t *testing.T) {
 	send(ev(parent, &event.AssistantMessageData{Step: 1, ToolCalls: []event.ToolCallRef{{ID: "call_t1", Name: "task", Arguments: taskArgs}}}),
 		ev(parent, &event.ToolCallData{CallID: "call_t1", Name: "task", Arguments: taskArgs, Risk: event.RiskRead}),
 		ev(parent, &event.TaskStartedData{CallID: "call_t1", ChildRun: child, Kind: event.TaskExplore, Description: "scan docs", Depth: 1}),
-		ev(child, &event.RunStartedData{Model: "test-model", ParentRun: parent, ParentCall: "call_t1"}),
+		ev(child, &event.RunStartedData{Model: "gpt-4.1", ParentRun: parent, ParentCall: "call_t1"}),
 		ev(child, &event.UserMessageData{Text: "CHILD-PROMPT-5 read the docs"}),
 		ev(child, &event.ModelRequestData{Step: 1}),
 		ev(child, &event.AssistantMessageData{Step: 1, Tokens: &event.TokenCount{Input: 2000, Output: 1000}}),
 		ev(child, &event.ToolCallData{CallID: "ch_1", Name: "read_file", Arguments: `{"path":"README.md"}`, Risk: event.RiskRead}))
-	row := regexp.MustCompile(`└ \S+ explore scan docs\s+running · (\d+)s · 3k tokens · read_file README\.md`)
+	row := regexp.MustCompile(`└ \S+ explore scan docs\s+running · (\d+)s · 3k tokens · \$0\.012\d* · read_file README\.md`)
 	s := h.screen()
 	if !row.MatchString(s) {
 		t.Fatalf("no live row for the child:\n%s", s)
