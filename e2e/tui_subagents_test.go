@@ -40,9 +40,10 @@ func TestTUISubagents(t *testing.T) {
 
 	// both children held: nested rows under their cards, time advancing
 	row := regexp.MustCompile(`└ \S+ explore look around\s+running · (\d+)s`)
+	tm.wait(`worker write the note\s+running · \d+s`, 20*time.Second) // its worktree is made first
 	scr := tm.wait(`explore look around\s+running · \d+s`, 20*time.Second)
-	if !regexp.MustCompile(`worker write the note\s+running · \d+s`).MatchString(scr) {
-		t.Fatalf("no running row for the worker:\n%s", scr)
+	if !regexp.MustCompile(`task\s+look around\s+read\s+running`).MatchString(scr) {
+		t.Errorf("the task card does not say it runs while its child does:\n%s", scr)
 	}
 	if strings.Index(scr, "task") > strings.Index(scr, "explore look around") {
 		t.Fatalf("the child's row is not under its task card:\n%s", scr)

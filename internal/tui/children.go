@@ -69,6 +69,9 @@ func (m *model) onTaskStarted(parentRun string, d *event.TaskStartedData) {
 	if p := m.subs.byRun[parentRun]; p != nil && m.tr.cards[d.CallID] == nil {
 		s.card = p.card
 	}
+	if e := m.tr.cards[s.card]; e != nil && e.status == cardPending {
+		e.status = cardRunning // its child runs
+	}
 	m.syncChildren(s.card)
 }
 
