@@ -44,6 +44,11 @@ type LiveOptions struct {
 	// and when the session ends with what was sent (nil: none). It is
 	// called from the background goroutine and from Close.
 	Audit func(runID, detail string) error
+	// Lineage names the parent run and task call of a child run (ok false
+	// for a run that is not a child; nil: none known but from the events):
+	// a child resumed in a later process, whose events do not say, stays
+	// in its parent's trace.
+	Lineage func(runID string) (parentRun, parentCall string, ok bool)
 	// HTTP is the client (nil: http.DefaultClient); UserAgent names the agent.
 	HTTP      *http.Client
 	UserAgent string
@@ -161,12 +166,22 @@ func (l *Live) parentOf(ev event.Event) (SpanContext, bool) {
 	if p, ok := l.parents[ev.RunID]; ok {
 		return p, true
 	}
-	if d, ok := ev.Data.(*event.RunStartedData); ok && d.ParentRun != "" && d.ParentCall != "" {
-		if pb := l.builders[d.ParentRun]; pb != nil {
-			return pb.ToolSpan(d.ParentCall)
-		}
+	pr, pc := "", ""
+	if d, ok := ev.Data.(*event.RunStartedData); ok {
+		pr, pc = d.ParentRun, d.ParentCall
+	} else if l.opt.Lineage != nil {
+		pr, pc, _ = l.opt.Lineage(ev.RunID) // a stretch of a child after a restart: once per run and process
 	}
-	return SpanContext{}, false
+	pb := l.builders[pr]
+	if pr == "" || pb == nil {
+		return SpanContext{}, false
+	}
+	if sc, ok := pb.ToolSpan(pc); ok {
+		return sc, true
+	}
+	// a later stretch nests under the child's own first span: only the
+	// trace is needed
+	return SpanContext{Trace: pb.TraceID()}, ev.Type != event.RunStarted
 }
 
 // queue adds spans, dropping the oldest beyond MaxQueue; l.mu is held.

@@ -72,3 +72,49 @@ func TestLiveNestsAChildRun(t *testing.T) {
 		t.Errorf("the child's export is not audited with its 2 spans:\n%s", rows)
 	}
 }
+
+// TestLiveKeepsAResumedChildInItsParentsTrace: after a restart, a child's
+// events start with its resume and do not name the parent; Lineage does,
+// and the child's new stretch goes into the parent's trace, under the
+// child's first run span.
+func TestLiveKeepsAResumedChildInItsParentsTrace(t *testing.T) {
+	rcv := newReceiver(t)
+	rec := &recorder{}
+	opt := liveOptions(t, rcv.srv.URL, rec)
+	asked := 0
+	opt.Lineage = func(run string) (string, string, bool) {
+		asked++
+		if run == "run-c" {
+			return "run-p", "t1", true
+		}
+		return "", "", false
+	}
+	l := otlp.NewLive(opt)
+	par := journal("run-p",
+		&event.ResumeData{FromSeq: 5, Interrupted: []event.InterruptedCall{{CallID: "t1", Name: "task"}}},
+		&event.ToolResultData{CallID: "t1", Status: event.ResultOK, Output: "answer"},
+		&event.RunFinishedData{Status: event.StatusCompleted})
+	kid := journal("run-c",
+		&event.ResumeData{FromSeq: 3},
+		&event.ModelRequestData{Step: 2},
+		&event.AssistantMessageData{Step: 2, Text: "answer"},
+		&event.RunFinishedData{Status: event.StatusCompleted})
+	l.Observe(par[0])
+	for _, ev := range kid {
+		l.Observe(ev)
+	}
+	l.Observe(par[1])
+	l.Observe(par[2])
+	l.Close()
+	want := otlp.TraceIDOf("run-p")
+	n := 0
+	for _, s := range rcv.got() {
+		n++
+		if !bytes.Equal(s.TraceId, want[:]) {
+			t.Errorf("%s (%x) is not in the parent's trace", s.Name, s.SpanId)
+		}
+	}
+	if n != 4 || asked != 2 { // 2 stretches, a chat, a tool; each run's lineage asked once
+		t.Errorf("%d spans, lineage asked %d times", n, asked)
+	}
+}

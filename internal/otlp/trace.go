@@ -91,6 +91,9 @@ func NewBuilder(opt TraceOptions) *Builder {
 	return &Builder{opt: opt, trace: trace, tools: map[string]*open{}, names: map[string]string{}}
 }
 
+// TraceID is the trace the builder maps into.
+func (b *Builder) TraceID() TraceID { return b.trace }
+
 // ToolSpan is the span of a tool call still open (a task call whose child
 // runs): the parent of the child's spans.
 func (b *Builder) ToolSpan(callID string) (SpanContext, bool) {
