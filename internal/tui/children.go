@@ -31,6 +31,9 @@ type subagent struct {
 	spend       budget.Tally // its usage, for tokens and cost
 	tr          *transcriptState
 	shown       string // the detail last drawn (a sync only when it changes)
+	// load: its events are in its journal only (a run reopened); loading
+	// asked for it already
+	load, loading bool
 }
 
 // subagents are the children seen in this session, in the order they
@@ -81,6 +84,9 @@ func (m *model) onChild(ev event.Event) {
 		m.onTaskStarted(ev.RunID, d)
 	}
 	s := m.sub(ev.RunID)
+	if s.load {
+		return // its journal, being read, has this event too
+	}
 	if rs, ok := ev.Data.(*event.RunStartedData); ok && s.card == "" {
 		s.callID, s.card, s.depth = rs.ParentCall, rs.ParentCall, 1
 	}
@@ -158,11 +164,12 @@ func (m *model) tickChildren(msg tea.Msg) tea.Cmd {
 		m.subs.ticking = false
 	}
 	m.redrawChildren()
+	loads := m.loadChildren()
 	if m.subs.ticking || !m.childrenRunning() {
-		return nil
+		return loads
 	}
 	m.subs.ticking = true
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return childTickMsg{} })
+	return tea.Batch(loads, tea.Tick(time.Second, func(time.Time) tea.Msg { return childTickMsg{} }))
 }
 
 // redrawChildren syncs the cards whose running children's rows changed.
@@ -247,4 +254,64 @@ func (m *model) parentEvent(ev event.Event) {
 			m.taskDone(d.CallID, d.Status != event.ResultOK)
 		}
 	}
+}
+
+// pastChild notes a child of a reopened run's journal: its row is filled
+// from its own journal (loadChildren).
+func (m *model) pastChild(ev event.Event) {
+	switch d := ev.Data.(type) {
+	case *event.TaskStartedData:
+		m.onTaskStarted(ev.RunID, d)
+		m.subs.byRun[d.ChildRun].load = true
+	case *event.ToolResultData:
+		m.parentEvent(ev)
+	}
+}
+
+// childLoadedMsg carries a child run's journal.
+type childLoadedMsg struct {
+	run string
+	evs []event.Event
+}
+
+// loadChildren reads the journals of the children a reopened run names.
+func (m *model) loadChildren() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, s := range m.subs.order {
+		if !s.load || s.loading {
+			continue
+		}
+		s.loading = true
+		home, ctx, run := m.svc.Home(), m.ctx, s.run
+		cmds = append(cmds, func() tea.Msg {
+			evs, _ := home.Events(ctx, run) // none: the row says what the parent knows
+			return childLoadedMsg{run: run, evs: evs}
+		})
+	}
+	return tea.Batch(cmds...)
+}
+
+// childLoaded folds a child's journal into its row and transcript, with
+// the times the journal has.
+func (m *model) childLoaded(msg childLoadedMsg) {
+	s := m.subs.byRun[msg.run]
+	if s == nil {
+		return
+	}
+	s.load = false
+	for _, ev := range msg.evs {
+		s.tr.apply(ev)
+		s.spend.Apply(ev)
+		if s.started.IsZero() {
+			s.started = ev.Time
+		}
+		if d, ok := ev.Data.(*event.RunFinishedData); ok {
+			s.ended, s.status = ev.Time, childStatus(d.Status)
+		}
+	}
+	if s.ended.IsZero() && len(msg.evs) > 0 {
+		// not finished: interrupted with its parent; a resume goes on
+		s.ended, s.status = msg.evs[len(msg.evs)-1].Time, transcript.StatusInterrupted
+	}
+	m.syncChildren(s.card)
 }

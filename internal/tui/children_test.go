@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"agent/internal/app"
+	"agent/internal/config"
 	"agent/internal/event"
 	"agent/internal/protocol"
 )
@@ -95,5 +97,43 @@ func TestChildRowsLiveUnderTheTaskCard(t *testing.T) {
 	s = h.screen()
 	if !regexp.MustCompile(`explore scan docs\s+ok · 1m 05s · 3k tokens`).MatchString(s) || strings.Contains(s, "1m 15s") {
 		t.Fatalf("the finished child's row:\n%s", s)
+	}
+}
+
+// A real task call through the session (the scripted model plays the
+// child too): its row ends ok with the child's tokens; reopened from the
+// journal, the row and the child's transcript come back from the child's
+// own journal.
+func TestChildRowFromTheJournalWhenReopened(t *testing.T) {
+	h := newHarnessWith(t, func(s *app.Settings) { s.Subagents = config.DefaultSubagentsConfig() }, "full-auto", greet,
+		turnJSON("", call{"call_k1", "task", args(map[string]any{"description": "count files", "prompt": "KIDPROMPT-7 how many files?", "kind": "explore"})}),
+		turnJSON("KID-ANSWER-7 one file"),
+		turnJSON("PARENT-DONE-7"))
+	h.text("delegate it")
+	h.enter()
+	h.until("the parent's answer", func(m *model) bool {
+		return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "PARENT-DONE-7")
+	})
+	live := regexp.MustCompile(`└ \S+ explore count files\s+ok · \d+s`)
+	if s := h.screen(); !live.MatchString(s) {
+		t.Fatalf("no finished row for the child:\n%s", s)
+	}
+	var open tea.Cmd
+	h.probe(func(m *model) {
+		id := m.run.ID()
+		m.run.Close()
+		m.run, m.subs = nil, subagents{}
+		m.tr = newTranscript(m.th, m.renderDiff)
+		open = m.openRun(id, nil, "", false)
+	})
+	h.pr.p.Send(open())
+	h.until("the row from the child's journal", func(m *model) bool {
+		return live.MatchString(stripANSI(m.View().Content))
+	})
+	h.key(tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl})
+	h.key(tea.KeyPressMsg{Code: 's', Text: "s"})
+	h.until("the subagent view", func(m *model) bool { return m.overlay == overlayChild })
+	if s := h.screen(); !strings.Contains(s, "KIDPROMPT-7") || !strings.Contains(s, "KID-ANSWER-7") {
+		t.Fatalf("the reopened child's transcript:\n%s", s)
 	}
 }

@@ -78,6 +78,7 @@ func (m *model) forked(d forkDoneMsg) {
 	m.orient()
 	for _, ev := range d.history {
 		m.tr.apply(ev)
+		m.pastChild(ev)
 	}
 	f := d.fork
 	m.tr.notice("%s forked run %s at checkpoint %s, here: this is run %s, with the files and the conversation of that instant; "+

@@ -337,6 +337,9 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case updateMsg:
 		m.onUpdate(msg.u)
 		return m, nil
+	case childLoadedMsg:
+		m.childLoaded(msg)
+		return m, nil
 	case warnMsg:
 		m.tr.notice("warning: %s", msg.text)
 		return m, nil
@@ -490,6 +493,7 @@ func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
 		// resume decides, then it goes on.
 		for _, ev := range msg.history {
 			m.tr.apply(ev)
+			m.pastChild(ev)
 		}
 		if cmd, ok := m.reopenedPlan(msg); ok {
 			return cmd
