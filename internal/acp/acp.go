@@ -11,7 +11,10 @@
 // session/request_permission and the answer goes back as the same
 // protocol.Decision a TUI gives (Run.Decide); session/cancel is the TUI's
 // Esc (Run.Interrupt); session/load replays the journal (app.Home) and
-// continues as `agent resume` would. Extension methods (`_agent/...`) list
+// continues as `agent resume` would. The children of a task call
+// (protocol.UpdateChild) show in that call's tool_call, whose content
+// tool_call_update notifications replace as they go (children.go).
+// Extension methods (`_agent/...`) list
 // checkpoints, roll back and show the context report.
 //
 // It may import app, protocol, event, config and the ACP SDK; never the

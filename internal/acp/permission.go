@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -46,11 +47,14 @@ func (ss *session) ask(req protocol.ApprovalRequest) {
 	if req.Escalation {
 		ttl = "outside the sandbox: " + ttl
 	}
+	if req.Subagent != "" {
+		ttl = "subagent " + strconv.Quote(req.Subagent) + ": " + ttl
+	}
 	tc.Title = &ttl
 	kind := toolKind(req.Tool)
 	tc.Kind = &kind
 	tc.RawInput = json.RawMessage(rawOr(req.Arguments))
-	if p := ss.tr.abs(a.Path); p != "" {
+	if p := ss.tr.absIn(req.ChildRun, a.Path); p != "" {
 		tc.Locations = []sdk.ToolCallLocation{{Path: p}}
 		if c, ok := argsDiff(p, req.Tool, a); ok {
 			tc.Content = append(tc.Content, c)

@@ -31,6 +31,11 @@ type translator struct {
 	calls    map[string]*callView
 	tokens   event.TokenCount
 	counted  bool
+	// the children of task calls (children.go): by run, in order, and the
+	// task calls already answered
+	kids     map[string]*childView
+	kidOrder []string
+	settled  map[string]bool
 }
 
 // callView is what a tool_call needs to be shown and updated.
@@ -43,7 +48,7 @@ type callView struct {
 }
 
 func newTranslator(ss *session) *translator {
-	return &translator{ss: ss, calls: map[string]*callView{}}
+	return &translator{ss: ss, calls: map[string]*callView{}, kids: map[string]*childView{}, settled: map[string]bool{}}
 }
 
 func (t *translator) send(ctx context.Context, u sdk.SessionUpdate) {
@@ -100,6 +105,8 @@ func (t *translator) onUpdate(u protocol.Update) {
 		t.say(ctx, u.Text)
 	case protocol.UpdateEvent:
 		t.event(ctx, u.Event, false)
+	case protocol.UpdateChild:
+		t.child(ctx, u.Event)
 	case protocol.UpdateApproval:
 		if u.Approval != nil {
 			req := *u.Approval
@@ -142,6 +149,8 @@ func (t *translator) event(ctx context.Context, ev event.Event, replay bool) {
 		}
 	case *event.ToolCallData:
 		t.toolCall(ctx, d, replay)
+	case *event.TaskStartedData:
+		t.taskStarted(ev.RunID, d)
 	case *event.ApprovalData:
 		cv := t.call(d.CallID)
 		if cv == nil || cv.plan {
@@ -211,7 +220,9 @@ type callArgs struct {
 	OldString string  `json:"old_string"`
 	NewString string  `json:"new_string"`
 	Content   *string `json:"content"`
-	Plan      []struct {
+	// Description is a task call's (the subagent's)
+	Description string `json:"description"`
+	Plan        []struct {
 		Step   string `json:"step"`
 		Status string `json:"status"`
 	} `json:"plan"`
@@ -226,6 +237,8 @@ func title(name string, a callArgs) string {
 		arg = a.Pattern
 	case a.Path != "":
 		arg = a.Path
+	case a.Description != "":
+		arg = a.Description
 	}
 	if i := strings.IndexByte(arg, '\n'); i >= 0 {
 		arg = arg[:i] + " …"
@@ -327,6 +340,7 @@ func (t *translator) toolResult(ctx context.Context, d *event.ToolResultData, re
 	if cv != nil && cv.plan {
 		return
 	}
+	t.settle(d.CallID)
 	st := sdk.ToolCallStatusCompleted
 	if d.Status != event.ResultOK {
 		st = sdk.ToolCallStatusFailed

@@ -47,13 +47,20 @@ func (s *Service) startOTel() error {
 		Endpoint: ep, Resource: otelResource(), Scope: otelScope(), Model: s.set.Model, Provider: provider,
 		Content: func(runID string) bool { return s.set.OTelContent && SampledFull(key, runID, s.set.Sample) },
 		Redact:  s.red.Redact, Warn: s.warn, UserAgent: userAgent(),
+		Lineage: func(runID string) (string, string, bool) {
+			rs, err := s.store.Start(context.Background(), runID)
+			if err != nil || rs == nil || rs.ParentRun == "" {
+				return "", "", false
+			}
+			return rs.ParentRun, rs.ParentCall, true
+		},
 		Audit: func(runID, detail string) error {
 			return s.store.Audit(context.Background(), store.AuditEntry{RunID: runID, Action: "export", Detail: s.red.Redact("by " + by + " " + detail)})
 		},
 	})
 	s.otel = live
 	s.Subscribe(func(u protocol.Update) {
-		if u.Kind == protocol.UpdateEvent {
+		if u.Kind == protocol.UpdateEvent || u.Kind == protocol.UpdateChild { // a child's spans nest under its task call's
 			live.Observe(u.Event)
 		}
 	})

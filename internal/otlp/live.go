@@ -44,6 +44,11 @@ type LiveOptions struct {
 	// and when the session ends with what was sent (nil: none). It is
 	// called from the background goroutine and from Close.
 	Audit func(runID, detail string) error
+	// Lineage names the parent run and task call of a child run (ok false
+	// for a run that is not a child; nil: none known but from the events):
+	// a child resumed in a later process, whose events do not say, stays
+	// in its parent's trace.
+	Lineage func(runID string) (parentRun, parentCall string, ok bool)
 	// HTTP is the client (nil: http.DefaultClient); UserAgent names the agent.
 	HTTP      *http.Client
 	UserAgent string
@@ -73,9 +78,12 @@ type Live struct {
 	builders map[string]*Builder
 	pending  []Span
 	runOf    map[TraceID]string // run id of a trace
-	stats    map[string]*runStats
-	order    []string // runs in the order first seen
-	warned   bool
+	// parents: the span a child run nests under (its task call's), by the
+	// child's run id, from the parent's task_started
+	parents map[string]SpanContext
+	stats   map[string]*runStats
+	order   []string // runs in the order first seen
+	warned  bool
 }
 
 type runStats struct {
@@ -106,7 +114,8 @@ func NewLive(opt LiveOptions) *Live {
 	base, cancel := context.WithCancel(context.Background())
 	l := &Live{opt: opt, client: Client{Endpoint: opt.Endpoint, HTTP: opt.HTTP, UserAgent: opt.UserAgent},
 		base: base, cancel: cancel, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		builders: map[string]*Builder{}, runOf: map[TraceID]string{}, stats: map[string]*runStats{}}
+		builders: map[string]*Builder{}, runOf: map[TraceID]string{}, stats: map[string]*runStats{},
+		parents: map[string]SpanContext{}}
 	go l.loop()
 	return l
 }
@@ -127,14 +136,52 @@ func (l *Live) Observe(ev event.Event) {
 			l.order = append(l.order, ev.RunID)
 			l.runOf[TraceIDOf(ev.RunID)] = ev.RunID
 		}
-		b = NewBuilder(TraceOptions{RunID: ev.RunID, Model: l.opt.Model, Provider: l.opt.Provider, Content: st.content})
+		opt := TraceOptions{RunID: ev.RunID, Model: l.opt.Model, Provider: l.opt.Provider, Content: st.content}
+		if p, ok := l.parentOf(ev); ok {
+			opt.Parent = &p
+		}
+		b = NewBuilder(opt)
 		l.builders[ev.RunID] = b
 	}
-	l.queue(b.Add(ev))
+	spans := b.Add(ev)
+	for i := range spans {
+		spans[i].run = ev.RunID
+	}
+	if d, ok := ev.Data.(*event.TaskStartedData); ok {
+		if sc, ok := b.ToolSpan(d.CallID); ok {
+			l.parents[d.ChildRun] = sc
+		}
+	}
+	l.queue(spans)
 	if ev.Type == event.RunFinished {
 		delete(l.builders, ev.RunID)
 		l.signal()
 	}
+}
+
+// parentOf is the span a child run's spans nest under: its parent's task
+// call (named by the parent's task_started, or by the child's run_started
+// while that call is open); l.mu is held.
+func (l *Live) parentOf(ev event.Event) (SpanContext, bool) {
+	if p, ok := l.parents[ev.RunID]; ok {
+		return p, true
+	}
+	pr, pc := "", ""
+	if d, ok := ev.Data.(*event.RunStartedData); ok {
+		pr, pc = d.ParentRun, d.ParentCall
+	} else if l.opt.Lineage != nil {
+		pr, pc, _ = l.opt.Lineage(ev.RunID) // a stretch of a child after a restart: once per run and process
+	}
+	pb := l.builders[pr]
+	if pr == "" || pb == nil {
+		return SpanContext{}, false
+	}
+	if sc, ok := pb.ToolSpan(pc); ok {
+		return sc, true
+	}
+	// a later stretch nests under the child's own first span: only the
+	// trace is needed
+	return SpanContext{Trace: pb.TraceID()}, ev.Type != event.RunStarted
 }
 
 // queue adds spans, dropping the oldest beyond MaxQueue; l.mu is held.
@@ -142,7 +189,11 @@ func (l *Live) queue(spans []Span) {
 	l.pending = append(l.pending, spans...)
 	if over := len(l.pending) - l.opt.MaxQueue; over > 0 {
 		for _, s := range l.pending[:over] {
-			if st := l.stats[l.runOf[s.Trace]]; st != nil {
+			id := s.run
+			if id == "" {
+				id = l.runOf[s.Trace]
+			}
+			if st := l.stats[id]; st != nil {
 				st.failed++
 				st.lastError = "the queue was full (the receiver is slower than the run)"
 			}
@@ -195,7 +246,11 @@ func (l *Live) send() {
 func (l *Live) post(batch []Span) {
 	runs := map[string]int{}
 	for _, s := range batch {
-		runs[l.runID(s.Trace)]++
+		id := s.run
+		if id == "" {
+			id = l.runID(s.Trace)
+		}
+		runs[id]++
 	}
 	for id := range runs {
 		l.auditStart(id)
@@ -276,7 +331,11 @@ func (l *Live) Close() {
 	l.closed = true
 	now := time.Now()
 	for id, b := range l.builders {
-		l.queue(b.Finish(now))
+		spans := b.Finish(now)
+		for i := range spans {
+			spans[i].run = id
+		}
+		l.queue(spans)
 		delete(l.builders, id)
 	}
 	l.mu.Unlock()

@@ -4,6 +4,9 @@
 // checkpoints, rollbacks and resumes), its encoding as an OTLP/HTTP protobuf
 // request, the HTTP client that posts it to a receiver's /v1/traces, and the
 // live exporter that batches a running session's spans in the background.
+// A child run (a task call's subagent) is mapped into its parent's trace,
+// its root span under the parent's execute_tool task span (Builder's
+// TraceOptions.Parent; the live exporter learns it from task_started).
 //
 // The protobuf encoding is written here for the dozen OTLP messages a trace
 // needs (see proto.go), so that the binary links neither the OpenTelemetry
@@ -61,6 +64,15 @@ type Span struct {
 	Events  []SpanEvent
 	Status  StatusCode
 	Message string // the status message (for StatusError)
+	// run is the run whose events made the span (the live exporter's
+	// accounting: a child run's spans are in its parent's trace)
+	run string
+}
+
+// SpanContext names a span of a trace: the parent of a child run's spans.
+type SpanContext struct {
+	Trace TraceID
+	Span  SpanID
 }
 
 // SpanEvent is a timed event of a span.

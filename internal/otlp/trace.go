@@ -58,6 +58,10 @@ type TraceOptions struct {
 	// model's text and tool calls, tool arguments and results. Off, a span
 	// carries names, ids, statuses, sizes, token counts and times only.
 	Content bool
+	// Parent, when set, is the span the run's spans nest under: a child
+	// run (a task call's subagent) is in its parent's trace, its root span
+	// a child of the parent's "execute_tool task" span.
+	Parent *SpanContext
 }
 
 // Builder maps a run's events, in journal order, to spans; Add returns
@@ -80,7 +84,24 @@ type open struct {
 
 // NewBuilder starts the mapping of a run's events.
 func NewBuilder(opt TraceOptions) *Builder {
-	return &Builder{opt: opt, trace: TraceIDOf(opt.RunID), tools: map[string]*open{}, names: map[string]string{}}
+	trace := TraceIDOf(opt.RunID)
+	if opt.Parent != nil {
+		trace = opt.Parent.Trace
+	}
+	return &Builder{opt: opt, trace: trace, tools: map[string]*open{}, names: map[string]string{}}
+}
+
+// TraceID is the trace the builder maps into.
+func (b *Builder) TraceID() TraceID { return b.trace }
+
+// ToolSpan is the span of a tool call still open (a task call whose child
+// runs): the parent of the child's spans.
+func (b *Builder) ToolSpan(callID string) (SpanContext, bool) {
+	t, ok := b.tools[callID]
+	if !ok {
+		return SpanContext{}, false
+	}
+	return SpanContext{Trace: t.span.Trace, Span: t.span.ID}, true
 }
 
 // Trace maps a whole journal: every span, those the journal leaves open
@@ -217,6 +238,9 @@ func (b *Builder) Finish(at time.Time) []Span {
 
 func (b *Builder) startStretch(ev event.Event) {
 	id, parent := spanIDOf(b.opt.RunID, "run", 0), SpanID{}
+	if b.opt.Parent != nil {
+		parent = b.opt.Parent.Span
+	}
 	if ev.Type != event.RunStarted {
 		id, parent = spanIDOf(b.opt.RunID, "stretch", ev.Seq), spanIDOf(b.opt.RunID, "run", 0)
 	}

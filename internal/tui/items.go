@@ -54,8 +54,9 @@ type entry struct {
 	status                      cardStatus
 	exit                        *int
 	output, diff                string
-	live                        string // a running command's latest output
-	allowed                     string // the rule or grant that allowed it
+	live                        string                // a running command's latest output
+	allowed                     string                // the rule or grant that allowed it
+	children                    []transcript.ChildRow // a task call's subagents (children.go)
 	background                  int
 	argsB                       strings.Builder // a streaming call's arguments so far
 }
@@ -134,7 +135,7 @@ func (t *transcriptState) sync(e *entry) {
 
 // cardData is what the card shows of an entry.
 func (e *entry) cardData() transcript.CardData {
-	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff, Live: e.live, Allowed: e.allowed}
+	d := transcript.CardData{Tool: e.tool, CallID: e.callID, Summary: e.summary, Exit: e.exit, Output: e.output, Diff: e.diff, Live: e.live, Allowed: e.allowed, Children: e.children}
 	switch e.risk {
 	case event.RiskRead:
 		d.Risk = transcript.RiskRead
@@ -420,7 +421,7 @@ func summarize(tool, args string) string {
 		}
 		return oneLine(s, 200)
 	}
-	for _, k := range []string{"command", "path"} {
+	for _, k := range []string{"command", "path", "description"} { // description: a task call's
 		if v, ok := m[k].(string); ok && v != "" {
 			return oneLine(v, 200)
 		}

@@ -99,6 +99,8 @@ func (m *model) drawerKey(key string) tea.Cmd {
 		return m.openCheckpoints()
 	case "m":
 		m.mouse = !m.mouse
+	case "s":
+		m.openChild()
 	}
 	return nil
 }
@@ -119,6 +121,8 @@ func (m *model) overlayKey(k tea.KeyPressMsg) tea.Cmd {
 		cmd = m.diffKey(k)
 	case overlayRewind:
 		m.rw, cmd = m.rw.Update(k)
+	case overlayChild:
+		cmd = m.childKey(k)
 	}
 	return cmd
 }

@@ -45,6 +45,7 @@ const (
 	overlayPicker
 	overlayDiff
 	overlayRewind
+	overlayChild // a subagent's transcript (childview.go)
 )
 
 // model is the root model. It is used through a pointer: the program and
@@ -99,7 +100,9 @@ type model struct {
 	flash   string
 	plan    string // the plan the run waits on (plan mode), while its prompt is open
 
-	life life // the sign of life while something runs (life.go)
+	life     life      // the sign of life while something runs (life.go)
+	subs     subagents // the children of task calls (children.go)
+	childIdx int       // the child the subagent view shows
 }
 
 // askGuard is how long after an approval prompt opens its keys are ignored,
@@ -250,6 +253,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if live := m.alive(msg); live != nil {
 		cmd = tea.Batch(cmd, live)
 	}
+	if c := m.tickChildren(msg); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	return m, cmd
 }
 
@@ -334,6 +340,9 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case updateMsg:
 		m.onUpdate(msg.u)
 		return m, nil
+	case childLoadedMsg:
+		m.childLoaded(msg)
+		return m, nil
 	case warnMsg:
 		m.tr.notice("warning: %s", msg.text)
 		return m, nil
@@ -402,6 +411,7 @@ func (m *model) onUpdate(u protocol.Update) {
 			return
 		}
 		m.tr.apply(u.Event)
+		m.parentEvent(u.Event)
 		m.watchBudget()
 	case protocol.UpdateText:
 		m.tr.delta(u.Text)
@@ -409,67 +419,13 @@ func (m *model) onUpdate(u protocol.Update) {
 		m.tr.callDelta(u.Call)
 	case protocol.UpdateOutput, protocol.UpdateRetry:
 		m.onLive(u)
+	case protocol.UpdateChild:
+		if m.run == nil || u.RunID == m.run.ID() {
+			m.onChild(u.Event)
+		}
 	case protocol.UpdateApproval:
 		if m.run != nil && u.RunID == m.run.ID() && u.Approval != nil {
 			m.onAsk(*u.Approval)
-		}
-	}
-}
-
-// onAsk queues an approval request the run waits on.
-func (m *model) onAsk(req protocol.ApprovalRequest) {
-	if c := m.tr.cards[req.CallID]; c != nil {
-		c.status = cardAwaiting // the prompt shows the diff; the card gets it with the result
-		m.tr.sync(c)
-	}
-	m.askSeq++
-	id := fmt.Sprintf("%s#%d", req.CallID, m.askSeq)
-	m.asks[id] = req
-	risk := approve.RiskExec
-	if req.Risk == event.RiskWrite {
-		risk = approve.RiskWrite
-	}
-	label := "this call only: it runs outside the OS sandbox"
-	if !req.Escalation {
-		label = fmt.Sprintf("for this run: adds the rule %s until %s", req.Grant, req.GrantExpires.Local().Format("15:04"))
-	}
-	m.approve.Push(approve.Request{ID: id, RunID: req.RunID, Step: req.Step, CallID: req.CallID, Tool: req.Tool,
-		Risk: risk, Summary: summarize(req.Tool, req.Arguments), Arguments: req.Arguments, Diff: req.Diff,
-		Reason: req.Reason, GrantLabel: label, SuggestRule: suggestRule(req)})
-}
-
-// decided answers the approval the person decided: the run's Decide, the
-// one command every frontend answers with.
-func (m *model) decided(d approve.DecisionMsg) {
-	req, ok := m.asks[d.ID]
-	if !ok {
-		return
-	}
-	delete(m.asks, d.ID)
-	dec := protocol.DenyCall("")
-	switch d.Choice {
-	case approve.AllowOnce:
-		dec = protocol.AllowOnce()
-	case approve.AllowRun:
-		dec = protocol.AllowRun()
-		dec.Rule = d.Rule
-	case approve.DenyWithNote:
-		dec = protocol.DenyCall(d.Note)
-	}
-	if c := m.tr.cards[req.CallID]; c != nil && c.status == cardAwaiting {
-		c.status = cardPending
-		if dec.Verdict == protocol.Deny {
-			c.status = cardDenied
-		}
-		m.tr.sync(c)
-	}
-	if m.run == nil || m.run.ID() != req.RunID {
-		return
-	}
-	if err := m.run.Decide(m.ctx, req.CallID, dec); err != nil {
-		m.flash = "approval: " + err.Error()
-		if dec.Rule != "" {
-			m.onAsk(req) // the rule was refused: the call still waits, ask again
 		}
 	}
 }
@@ -541,6 +497,7 @@ func (m *model) onRunOpened(msg runOpenedMsg) tea.Cmd {
 		// resume decides, then it goes on.
 		for _, ev := range msg.history {
 			m.tr.apply(ev)
+			m.pastChild(ev)
 		}
 		if cmd, ok := m.reopenedPlan(msg); ok {
 			return cmd

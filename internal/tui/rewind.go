@@ -7,6 +7,7 @@ import (
 
 	"agent/internal/app"
 	"agent/internal/termtext"
+	"agent/internal/tui/drawer"
 	"agent/internal/tui/rewind"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
@@ -43,7 +44,7 @@ func (m *model) openRewind() tea.Cmd {
 		ps, err := home.Prompts(ctx, id)
 		out := make([]rewind.Prompt, 0, len(ps))
 		for _, p := range ps {
-			out = append(out, rewind.Prompt{Seq: p.Seq, Text: foldAttachments(p.Text), Time: p.Time.Local(), Files: p.Files})
+			out = append(out, rewind.Prompt{Seq: p.Seq, Text: foldAttachments(p.Text), Time: p.Time.Local(), Files: p.Files, Checkpoint: p.Checkpoint})
 		}
 		return promptsMsg{list: out, err: err}
 	}
@@ -67,7 +68,15 @@ func (m *model) rewindUpdate(msg tea.Msg) (tea.Cmd, bool) {
 	case rewind.CheckpointsMsg:
 		return m.openCheckpoints(), true
 	case rewind.RewindMsg:
+		if msg.Target == rewind.Fork {
+			return m.forkFrom(msg.Checkpoint), true
+		}
 		return m.rewindTo(msg), true
+	case drawer.ForkMsg:
+		return m.forkFrom(msg.ID), true
+	case forkDoneMsg:
+		m.forked(msg)
+		return nil, true
 	case rewindDoneMsg:
 		m.rewound(msg)
 		return nil, true

@@ -2,7 +2,10 @@
 // composes the transcript, the composer, the approval prompt, the drawers,
 // the activity line, the status bar and the help overlay (each a package
 // under internal/tui), fed by an app.Service's updates and sending it
-// requests. It implements the approval Prompter by handing the request to
+// requests. A task call's children (protocol.UpdateChild) are live rows
+// under its card and each keeps a read-only transcript (children.go,
+// childview.go); "fork from here" forks in place through app (fork.go).
+// It implements the approval Prompter by handing the request to
 // the program with a reply channel; it never reaches into the loop. When
 // the session ends it prints the transcript to the normal screen, for the
 // terminal's scrollback.

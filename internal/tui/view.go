@@ -35,6 +35,8 @@ func (m *model) View() tea.View {
 		top = m.pickerView(h)
 	case overlayRewind:
 		top = m.rw.View()
+	case overlayChild:
+		top = m.childView(h)
 	case overlayDiff:
 		if m.diff != nil && (m.diff.Width() != m.width || m.diff.Height() != h) {
 			m.diff.SetSize(m.width, h)

@@ -56,6 +56,9 @@ type Request struct {
 	// add instead (run_command(go test *)): e opens it for editing, enter
 	// grants what was typed (DecisionMsg.Rule). "" : the rule is fixed.
 	SuggestRule string
+	// Subagent is the description of the child run (a task call's) whose
+	// call this is; "" for the run's own calls.
+	Subagent string
 }
 
 // Choice is the person's answer.

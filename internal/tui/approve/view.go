@@ -112,6 +112,9 @@ func (m *Model) header(r Request, cw int) []string {
 			lines = append(lines, l+th.Text.Render(row))
 		}
 	}
+	if r.Subagent != "" {
+		labelled("by", "subagent "+termtext.OneLine(r.Subagent), 2)
+	}
 	if r.Risk != RiskExec && r.Summary != "" {
 		labelled("file", termtext.OneLine(r.Summary), 2)
 	}

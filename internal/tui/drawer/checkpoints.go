@@ -50,6 +50,11 @@ type RollbackMsg struct {
 	Conversation bool
 }
 
+// ForkMsg asks the root to fork the run from checkpoint ID in this
+// workspace (a new run with the files and the conversation of that
+// instant), after the person confirmed it.
+type ForkMsg struct{ ID string }
+
 // target is what a rollback restores.
 type target int
 
@@ -58,6 +63,7 @@ const (
 	targetCode
 	targetConversation
 	targetBoth
+	targetFork // not a rollback: a fork from the checkpoint
 )
 
 func (t target) words() string {
@@ -196,6 +202,9 @@ func (d *CheckpointDrawer) key(k string) tea.Cmd {
 		if d.previewID == c.ID {
 			d.closePreview() // the diff to now changes with the rollback
 		}
+		if t == targetFork {
+			return func() tea.Msg { return ForkMsg{ID: c.ID} }
+		}
 		return func() tea.Msg {
 			return RollbackMsg{ID: c.ID, Code: t != targetConversation, Conversation: t != targetCode}
 		}
@@ -227,6 +236,8 @@ func (d *CheckpointDrawer) key(k string) tea.Cmd {
 		d.ask(targetConversation)
 	case "b":
 		d.ask(targetBoth)
+	case "f":
+		d.ask(targetFork)
 	case "pgup":
 		d.previewOff -= max(1, d.previewRows()-1)
 		d.clampPreview()
@@ -434,7 +445,10 @@ func (d *CheckpointDrawer) bottomRows(cw int) []string {
 	if d.confirm != noTarget {
 		c, _ := d.Selected()
 		what := fmt.Sprintf("roll back %s to step %d (%s)?", d.confirm.words(), c.Step, name(c))
-		if c.Kind == KindRollback {
+		switch {
+		case d.confirm == targetFork:
+			what = fmt.Sprintf("fork from step %d (%s): a new run with the files and the conversation of that instant, here (this run stays resumable)?", c.Step, name(c))
+		case c.Kind == KindRollback:
 			what = fmt.Sprintf("undo the rollback (%s)?", d.confirm.words())
 		}
 		var rows []string
@@ -447,13 +461,13 @@ func (d *CheckpointDrawer) bottomRows(cw int) []string {
 		return []string{th.Faint.Render(textutil.Shorten("esc close", cw))}
 	}
 	hints := []string{
-		"↑↓ select · enter preview · c code · v conversation · b both · esc close",
+		"↑↓ select · enter preview · c code · v conversation · b both · f fork · esc close",
 		"↑↓ · enter preview · c code · v conversation · b both · esc",
 		"↑↓ · enter/p · c v b roll back · esc",
 	}
 	if d.previewID != "" {
 		hints = []string{
-			"↑↓ select · pgup pgdn scroll · p hide · c code · v conversation · b both · esc close",
+			"↑↓ select · pgup pgdn scroll · p hide · c code · v conversation · b both · f fork · esc close",
 			"↑↓ · pgup pgdn · p hide · c code · v conversation · b both · esc",
 			"↑↓ · pgup pgdn · p · c v b roll back · esc",
 		}

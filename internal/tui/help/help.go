@@ -55,7 +55,7 @@ func DefaultSections() []Section {
 			{"↑ ↓", "earlier messages (in the composer)"},
 			{"shift+tab", "next approval mode (/mode, /model switch by name)"},
 			{"esc", "interrupt the current step; the run stays resumable"},
-			{"esc esc · /rewind", "rewind code, conversation or both to before one of your messages"},
+			{"esc esc · /rewind", "rewind code, conversation or both to before one of your messages; f forks from there"},
 			{"ctrl+c ctrl+c", "quit; the last line says how to resume"},
 			{"?", "this help"},
 		}},
@@ -66,6 +66,7 @@ func DefaultSections() []Section {
 			{"ctrl+x c", "context drawer: the last request's layers and cuts"},
 			{"ctrl+x k", "every call's checkpoints: preview, roll back, undo"},
 			{"ctrl+x m", "mouse capture on or off (off: the terminal selects text)"},
+			{"ctrl+x s", "a subagent's transcript (←/→ the others)"},
 		}},
 		{Title: "Diff view (/diff, f in the approval prompt)", Bindings: []Binding{
 			{"t", "unified or split"},

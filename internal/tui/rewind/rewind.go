@@ -29,6 +29,9 @@ type Prompt struct {
 	Text  string
 	Time  time.Time // shown in its own location: pass local times
 	Files []string  // changed since it
+	// Checkpoint is the first checkpoint taken after it ("": none; there
+	// is nothing to fork from)
+	Checkpoint string
 }
 
 // Target is what a rewind puts back.
@@ -40,6 +43,9 @@ const (
 	Code
 	Conversation
 	Both
+	// Fork: not a rewind, a new run from the message's checkpoint, in this
+	// workspace (the root's fork.go)
+	Fork
 )
 
 // Words says what the target puts back, for a sentence.
@@ -51,6 +57,8 @@ func (t Target) Words() string {
 		return "the conversation"
 	case Both:
 		return "the files and the conversation"
+	case Fork:
+		return "a new run with the files and the conversation"
 	}
 	return ""
 }
@@ -61,6 +69,8 @@ type RewindMsg struct {
 	Seq    int64
 	Text   string // the message, for the composer
 	Target Target
+	// Checkpoint is the message's checkpoint (Fork forks from it)
+	Checkpoint string
 }
 
 // CheckpointsMsg asks the root to open the per-call checkpoint list.
@@ -132,7 +142,7 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		if (key != "y" && key != "enter") || !ok {
 			return m, nil
 		}
-		return m, func() tea.Msg { return RewindMsg{Seq: p.Seq, Text: p.Text, Target: t} }
+		return m, func() tea.Msg { return RewindMsg{Seq: p.Seq, Text: p.Text, Target: t, Checkpoint: p.Checkpoint} }
 	}
 	switch key {
 	case "esc", "q":
@@ -153,6 +163,8 @@ func (m *Model) Update(msg tea.Msg) (*Model, tea.Cmd) {
 		m.ask(Code)
 	case "v":
 		m.ask(Conversation)
+	case "f":
+		m.ask(Fork)
 	}
 	return m, nil
 }
@@ -261,6 +273,9 @@ func (m *Model) bottomRows(cw int) []string {
 	if m.confirm != NoTarget {
 		p, _ := m.Selected()
 		q := fmt.Sprintf("rewind %s to just before %q?", m.confirm.Words(), textutil.Shorten(termtext.OneLine(p.Text), 40))
+		if m.confirm == Fork {
+			q = fmt.Sprintf("fork from %q: %s of that instant, here (this run stays resumable)?", textutil.Shorten(termtext.OneLine(p.Text), 40), m.confirm.Words())
+		}
 		var rows []string
 		for _, l := range textutil.Wrap(q, cw) {
 			rows = append(rows, th.WarnText.Render(l))
@@ -271,7 +286,8 @@ func (m *Model) bottomRows(cw int) []string {
 		return []string{th.Faint.Render(textutil.Shorten("k per-call checkpoints · esc close", cw))}
 	}
 	hints := []string{
-		"↑↓ select · enter both · c code · v conversation · k per-call checkpoints · esc close",
+		"↑↓ select · enter both · c code · v conversation · f fork from here · k per-call checkpoints · esc close",
+		"↑↓ select · enter both · c code · v conversation · f fork · k per-call checkpoints · esc close",
 		"↑↓ · enter both · c code · v conversation · k checkpoints · esc",
 		"↑↓ · enter/c/v rewind · k checkpoints · esc",
 	}

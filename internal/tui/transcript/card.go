@@ -70,6 +70,8 @@ type CardData struct {
 	// Allowed names the rule or the run grant that allowed the call without
 	// asking ("grant run_command(go test ./...)"); "" when none did.
 	Allowed string
+	// Children are the subagents of a task call (children.go).
+	Children []ChildRow
 }
 
 // ExitCode returns a pointer to n, for CardData.Exit.
@@ -167,6 +169,7 @@ func (c *ToolCard) Render(ctx Context) []string {
 	th, w := ctx.Theme, ctx.Width
 	lines := []string{c.header(th, w)}
 	bodyW := max(w-4, 1)
+	lines = append(lines, c.childLines(th, w)...)
 	if c.d.Allowed != "" {
 		lines = append(lines, "  "+th.Faint.Render(ansi.Truncate("allowed by "+termtext.OneLine(c.d.Allowed), bodyW+2, "…")))
 	}
