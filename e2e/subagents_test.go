@@ -227,7 +227,7 @@ func arrivals(s *treeServer, keys ...string) error {
 	return nil
 }
 
-type treeRun struct {
+type taskTreeRun struct {
 	RunID      string   `json:"run_id"`
 	Status     string   `json:"status"`
 	Workspace  string   `json:"workspace"`
@@ -236,11 +236,11 @@ type treeRun struct {
 	Children   []string `json:"children"`
 }
 
-func (e *env) children(parent string) []treeRun {
+func (e *env) children(parent string) []taskTreeRun {
 	e.t.Helper()
-	var runs []treeRun
+	var runs []taskTreeRun
 	e.mustJSON(&runs, "runs", "--tree", "--json")
-	var kids []treeRun
+	var kids []taskTreeRun
 	for _, r := range runs {
 		if r.ParentRun == parent {
 			kids = append(kids, r)
@@ -335,7 +335,7 @@ func TestSubagentsTree(t *testing.T) {
 	if strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {
 		t.Fatalf("the user's repository still lists worktrees:\n%s", out)
 	}
-	var runs []treeRun
+	var runs []taskTreeRun
 	e.mustJSON(&runs, "runs", "--json")
 	if len(runs) != 0 {
 		t.Fatalf("runs rm of the parent left runs: %+v", runs)

@@ -170,8 +170,8 @@ func (sa *subagents) Prepare(ctx context.Context, parent *agent.State, callID st
 		// made by Run, after task_started is journaled: a crash in between
 		// leaves a named worktree that a resume makes or finishes
 		ts.Worktree, ts.Branch = worktreeDir(s.set.Home, ts.ChildRun), taskBranch(ts.ChildRun)
-		if _, err := git(ctx, parent.Workspace, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
-			return ts, errors.New("a worker needs the workspace to be a git repository with a commit (git init, git commit), or use kind explore")
+		if err := checkWorkerRepo(parent.Workspace); err != nil {
+			return ts, fmt.Errorf("%w; or use kind explore", err)
 		}
 	}
 	return ts, nil
@@ -347,7 +347,7 @@ func (sa *subagents) diffReport(ctx context.Context, ts event.TaskStartedData) s
 	if err != nil {
 		return "Its changes could not be read: " + err.Error()
 	}
-	files, diff, err := worktreeChanges(ctx, ts.Worktree, base, true)
+	files, diff, err := worktreeChanges(ctx, sa.s.set.Home, ts.Worktree, base, true)
 	if err != nil {
 		return "Its changes could not be read: " + err.Error()
 	}
@@ -381,7 +381,7 @@ func (sa *subagents) Diff(ctx context.Context, parent *agent.State, ts event.Tas
 	if err != nil {
 		return "", err
 	}
-	_, diff, err := worktreeChanges(ctx, ts.Worktree, base, true)
+	_, diff, err := worktreeChanges(ctx, sa.s.set.Home, ts.Worktree, base, true)
 	if err != nil {
 		return "", err
 	}
@@ -404,7 +404,7 @@ func (sa *subagents) Apply(ctx context.Context, parent *agent.State, ts event.Ta
 	if err != nil {
 		return tools.Result{}, err
 	}
-	applied, same, conflicts, err := applyWorktree(ctx, parent.Workspace, ts.Worktree, base)
+	applied, same, conflicts, err := applyWorktree(ctx, sa.s.set.Home, parent.Workspace, ts.Worktree, base)
 	res := tools.Result{Changed: applied}
 	if res.Changed == nil {
 		res.Changed = []string{}

@@ -91,7 +91,7 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 		base, err := worktreeBase(ts)
 		var files []fileChange
 		if err == nil {
-			files, _, err = worktreeChanges(ctx, dir, base, false)
+			files, _, err = worktreeChanges(ctx, st.Home(), dir, base, false)
 		}
 		if err != nil {
 			p.keep = fmt.Sprintf("its changes cannot be read (%v)", err)

@@ -60,8 +60,15 @@ func TestWorktreeLifecycle(t *testing.T) {
 	writeT(t, filepath.Join(ws, "new/n.txt"), "new file\n")
 	os.Remove(filepath.Join(ws, "gone.txt"))
 
+	// hooks never run: go-git runs none
+	writeT(t, filepath.Join(ws, ".git/hooks/post-checkout"), "#!/bin/sh\ntouch "+filepath.Join(ws, "HOOK-RAN")+"\n")
+	os.Chmod(filepath.Join(ws, ".git/hooks/post-checkout"), 0o755)
+	home := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "wt")
-	base, err := createWorktree(ctx, ws, dir, "agent/task-x")
+	// no git binary is needed: PATH names none while the worktree is made
+	path := os.Getenv("PATH")
+	os.Setenv("PATH", "")
+	base, err := createWorktree(ctx, home, ws, dir, "agent/task-x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +81,22 @@ func TestWorktreeLifecycle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "gone.txt")); !os.IsNotExist(err) {
 		t.Fatal("a file the parent deleted is in the worktree")
 	}
-	if files, _, err := worktreeChanges(ctx, dir, base, false); err != nil || len(files) != 0 {
+	os.Setenv("PATH", path)
+	// git itself sees a clean worktree on its branch, whose base has the
+	// workspace's HEAD as parent
+	if out := gitT(t, dir, "status", "--porcelain"); out != "" {
+		t.Fatalf("git status in a fresh worktree:\n%s", out)
+	}
+	if got, want := strings.TrimSpace(gitT(t, ws, "rev-parse", base+"^")), strings.TrimSpace(gitT(t, ws, "rev-parse", "HEAD")); got != want {
+		t.Fatalf("the base's parent is %s, want HEAD %s", got, want)
+	}
+	if out := gitT(t, ws, "worktree", "list", "--porcelain"); !strings.Contains(out, "branch refs/heads/agent/task-x") {
+		t.Fatalf("git worktree list does not show the worker's:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "HOOK-RAN")); err == nil {
+		t.Fatal("a hook of the repository ran")
+	}
+	if files, _, err := worktreeChanges(ctx, home, dir, base, false); err != nil || len(files) != 0 {
 		t.Fatalf("a fresh worktree has changes against its base: %v %v", files, err)
 	}
 	// the worker's work
@@ -85,14 +107,14 @@ func TestWorktreeLifecycle(t *testing.T) {
 	// meanwhile the parent changed b.txt
 	writeT(t, filepath.Join(ws, "b.txt"), "b.txt parent later\n")
 
-	files, diff, err := worktreeChanges(ctx, dir, base, true)
+	files, diff, err := worktreeChanges(ctx, home, dir, base, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != 4 || !strings.Contains(diff, "+made") {
 		t.Fatalf("changes = %v, diff:\n%s", files, diff)
 	}
-	applied, same, conflicts, err := applyWorktree(ctx, ws, dir, base)
+	applied, same, conflicts, err := applyWorktree(ctx, home, ws, dir, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +134,7 @@ func TestWorktreeLifecycle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "keep.txt")); !os.IsNotExist(err) {
 		t.Fatal("the worker's deletion was not applied")
 	}
-	applied, same, _, err = applyWorktree(ctx, ws, dir, base)
+	applied, same, _, err = applyWorktree(ctx, home, ws, dir, base)
 	if err != nil || len(applied) != 0 || len(same) != 3 {
 		t.Fatalf("second apply: applied %v same %v err %v, want nothing new", applied, same, err)
 	}
@@ -133,7 +155,7 @@ func TestWorktreeLifecycle(t *testing.T) {
 func TestWorktreeNeedsGit(t *testing.T) {
 	ws := t.TempDir()
 	ws, _ = filepath.EvalSymlinks(ws)
-	_, err := createWorktree(context.Background(), ws, filepath.Join(t.TempDir(), "wt"), "agent/task-y")
+	_, err := createWorktree(context.Background(), t.TempDir(), ws, filepath.Join(t.TempDir(), "wt"), "agent/task-y")
 	if err == nil || !strings.Contains(err.Error(), "git repository") {
 		t.Fatalf("err = %v, want one that says a worker needs a git repository", err)
 	}
@@ -153,7 +175,7 @@ func TestEnsureWorktreeAfterACrash(t *testing.T) {
 	home := t.TempDir()
 	ts := eventTask(home, "20260101T000000-abcdef")
 	// half-made: the worktree exists, its base was never recorded
-	if _, err := createWorktree(ctx, ws, ts.Worktree, ts.Branch); err != nil {
+	if _, err := createWorktree(ctx, home, ws, ts.Worktree, ts.Branch); err != nil {
 		t.Fatal(err)
 	}
 	writeT(t, filepath.Join(ts.Worktree, "junk.txt"), "left by nobody\n")
