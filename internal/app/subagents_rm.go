@@ -81,6 +81,9 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 	if filepath.Clean(r.Workspace) != dir {
 		return nil
 	}
+	if !isTaskChild(ctx, st, r.ID) {
+		return nil // a fork's worktree, also under worktrees/: the fork's removal owns it
+	}
 	p := &worktreePlan{dir: dir, branch: taskBranch(r.ID)}
 	ts, applied, err := workerRecord(ctx, st, r.ID)
 	switch {
@@ -100,6 +103,18 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 		}
 	}
 	return p
+}
+
+// isTaskChild reports whether run id is a task's child (its run_started
+// names a parent call); a run whose start cannot be read counts as one, so
+// its worktree is kept rather than removed unread.
+func isTaskChild(ctx context.Context, st *store.Store, id string) bool {
+	evs, err := st.Events(ctx, id, 0)
+	if err != nil || len(evs) == 0 {
+		return true
+	}
+	d, ok := evs[0].Data.(*event.RunStartedData)
+	return !ok || d.ParentCall != ""
 }
 
 // workerRecord finds the task_started of worker run id in its parent's
