@@ -319,5 +319,12 @@ func removeTaskWorktree(_ context.Context, dir, branch string) error {
 			return err
 		}
 	}
+	// the shadow repository of the worktree (the worker's checkpoints and
+	// the scans of its diffs), once no run has snapshots in it
+	if wts := filepath.Dir(dir); filepath.Base(wts) == "worktrees" {
+		if err := checkpoint.RemoveUnusedRepo(filepath.Dir(wts), dir); err != nil {
+			return fmt.Errorf("the worktree is removed, its checkpoint repository not: %w", err)
+		}
+	}
 	return nil
 }

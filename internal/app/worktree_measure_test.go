@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	git "github.com/go-git/go-git/v5"
+
+	"agent/internal/checkpoint"
 	"agent/internal/event"
 )
 
@@ -41,6 +44,20 @@ func TestMeasureWorkerWorktree(t *testing.T) {
 	for i := 0; i < measureRounds(); i++ {
 		ts := eventTask(home, fmt.Sprintf("20260101T000000-meas%02d", i))
 		start := time.Now()
+		cps, err := checkpoint.Open(home, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo, err := git.PlainOpen(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := cps.CopyFiles(ctx, repo.Storer); err != nil {
+			t.Fatal(err)
+		}
+		cps.Close()
+		based := time.Since(start)
+		start = time.Now()
 		if _, err := ensureWorktree(ctx, home, ws, ts); err != nil {
 			t.Fatal(err)
 		}
@@ -52,10 +69,15 @@ func TestMeasureWorkerWorktree(t *testing.T) {
 		}
 		diffed := time.Since(start)
 		start = time.Now()
+		if _, _, err := worktreeChanges(ctx, home, ts.Worktree, readBase(t, ts), true); err != nil {
+			t.Fatal(err)
+		}
+		again := time.Since(start)
+		start = time.Now()
 		if err := removeTaskWorktree(ctx, ts.Worktree, ts.Branch); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%d files: worktree made in %v, diffed in %v (%d changed), removed in %v", n, made, diffed, len(files), time.Since(start))
+		t.Logf("%d files: base alone (scan + copy) %v; worktree made in %v, diffed in %v (%d changed; again %v), removed in %v", n, based, made, diffed, len(files), again, time.Since(start))
 	}
 }
 

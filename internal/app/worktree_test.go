@@ -64,7 +64,7 @@ func TestWorktreeLifecycle(t *testing.T) {
 	writeT(t, filepath.Join(ws, ".git/hooks/post-checkout"), "#!/bin/sh\ntouch "+filepath.Join(ws, "HOOK-RAN")+"\n")
 	os.Chmod(filepath.Join(ws, ".git/hooks/post-checkout"), 0o755)
 	home := t.TempDir()
-	dir := filepath.Join(t.TempDir(), "wt")
+	dir := worktreeDir(home, "20260101T000000-wt0001")
 	// no git binary is needed: PATH names none while the worktree is made
 	path := os.Getenv("PATH")
 	os.Setenv("PATH", "")
@@ -149,6 +149,12 @@ func TestWorktreeLifecycle(t *testing.T) {
 	}
 	if out := gitT(t, ws, "branch", "--list", "agent/task-x"); out != "" {
 		t.Fatalf("the branch is left: %q", out)
+	}
+	// the shadow repository its diffs were scanned in went with it; the
+	// workspace's own stays
+	repos, _ := filepath.Glob(filepath.Join(home, "checkpoints", "*.git"))
+	if len(repos) != 1 {
+		t.Fatalf("shadow repositories left: %v, want only the workspace's", repos)
 	}
 }
 
