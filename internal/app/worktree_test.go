@@ -52,6 +52,10 @@ func TestWorktreeLifecycle(t *testing.T) {
 	for _, f := range []string{"a.txt", "b.txt", "gone.txt", "keep.txt"} {
 		writeT(t, filepath.Join(ws, f), f+" v1\n")
 	}
+	// an executable and a symlink come out as git has them
+	writeT(t, filepath.Join(ws, "bin/run.sh"), "#!/bin/sh\n")
+	os.Chmod(filepath.Join(ws, "bin/run.sh"), 0o755)
+	os.Symlink("bin/run.sh", filepath.Join(ws, "link"))
 	gitT(t, ws, "init", "-q")
 	gitT(t, ws, "add", "-A")
 	gitT(t, ws, "commit", "-qm", "init")
@@ -86,6 +90,12 @@ func TestWorktreeLifecycle(t *testing.T) {
 	// workspace's HEAD as parent
 	if out := gitT(t, dir, "status", "--porcelain"); out != "" {
 		t.Fatalf("git status in a fresh worktree:\n%s", out)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "bin/run.sh")); err != nil || fi.Mode().Perm()&0o100 == 0 {
+		t.Fatalf("bin/run.sh in the worktree: %v %v, want executable", fi, err)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "link")); err != nil || target != "bin/run.sh" {
+		t.Fatalf("link in the worktree: %q %v", target, err)
 	}
 	if got, want := strings.TrimSpace(gitT(t, ws, "rev-parse", base+"^")), strings.TrimSpace(gitT(t, ws, "rev-parse", "HEAD")); got != want {
 		t.Fatalf("the base's parent is %s, want HEAD %s", got, want)
@@ -210,6 +220,13 @@ func TestEnsureWorktreeAfterACrash(t *testing.T) {
 	}
 	if _, err := os.Stat(baseFile(ts.Worktree)); !os.IsNotExist(err) {
 		t.Fatal("the base record outlived its worktree")
+	}
+	// git sees nothing left of any of the three worktrees
+	if out := gitT(t, ws, "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
+		t.Fatalf("git worktree list:\n%s", out)
+	}
+	if out := gitT(t, ws, "branch", "--list", ts.Branch); out != "" {
+		t.Fatalf("the branch is left: %q", out)
 	}
 }
 
