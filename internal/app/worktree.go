@@ -116,11 +116,18 @@ func createWorktree(ctx context.Context, home, ws, dir, branch string) (string, 
 		return "", fmt.Errorf("open the checkpoints of %s: %w", ws, err)
 	}
 	defer cps.Close()
+	repo, err := git.PlainOpenWithOptions(ws, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return "", fmt.Errorf("open the git repository of %s: %w", ws, err)
+	}
 	wt, err := worktree.Add(ctx, worktree.AddOptions{
 		Repo: ws, Path: dir, Branch: branch,
 		Tree: func(dst storer.EncodedObjectStorer) (plumbing.Hash, error) {
 			h, _, err := cps.CopyFiles(ctx, dst)
-			return h, err
+			if err != nil {
+				return h, err
+			}
+			return withTracked(ctx, repo, dst, ws, h)
 		},
 		Message: "agent: the parent's files as the worker's base\n",
 	})

@@ -233,3 +233,62 @@ func TestEnsureWorktreeAfterACrash(t *testing.T) {
 func eventTask(home, id string) event.TaskStartedData {
 	return event.TaskStartedData{CallID: "c", ChildRun: id, Kind: event.TaskWorker, Worktree: worktreeDir(home, id), Branch: taskBranch(id)}
 }
+
+// A worker's base is HEAD plus the parent's current files as git sees
+// them: a tracked file that matches .gitignore (or is over the scan's size
+// limit) is in it with its present content; an ignored untracked one is
+// not; a tracked ignored file the parent deleted is deleted.
+func TestWorktreeKeepsTrackedIgnoredFiles(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	writeT(t, filepath.Join(ws, "src/a.txt"), "a\n")
+	writeT(t, filepath.Join(ws, "dist/app.js"), "built v1\n")
+	writeT(t, filepath.Join(ws, "dist/old.js"), "old\n")
+	writeT(t, filepath.Join(ws, "vendor.log"), "forced\n")
+	gitT(t, ws, "init", "-q")
+	gitT(t, ws, "add", "-A")
+	writeT(t, filepath.Join(ws, ".gitignore"), "dist/\n*.log\n")
+	gitT(t, ws, "add", ".gitignore")
+	gitT(t, ws, "commit", "-qm", "init")
+	writeT(t, filepath.Join(ws, "dist/app.js"), "built v2\n")  // tracked, ignored, changed
+	os.Remove(filepath.Join(ws, "dist/old.js"))                // tracked, ignored, deleted
+	writeT(t, filepath.Join(ws, "dist/new.js"), "untracked\n") // ignored, untracked
+	home := t.TempDir()
+	dir := worktreeDir(home, "20260101T000000-wt0002")
+	base, err := createWorktree(ctx, home, ws, dir, "agent/task-y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readT(t, filepath.Join(dir, "dist/app.js")); got != "built v2\n" {
+		t.Fatalf("dist/app.js = %q, want the parent's present file", got)
+	}
+	if got := readT(t, filepath.Join(dir, "vendor.log")); got != "forced\n" {
+		t.Fatalf("vendor.log = %q", got)
+	}
+	for _, f := range []string{"dist/old.js", "dist/new.js"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+			t.Errorf("%s is in the worktree", f)
+		}
+	}
+	if out := gitT(t, dir, "status", "--porcelain"); out != "" {
+		t.Fatalf("git status in the fresh worktree:\n%s", out)
+	}
+	if out := gitT(t, ws, "diff", "--name-status", "HEAD", base); out != "M\tdist/app.js\nD\tdist/old.js\n" {
+		t.Fatalf("the base against HEAD:\n%s", out)
+	}
+	gitT(t, ws, "fsck", "--no-progress")
+	// the worker's changes: a left-out file it did not touch is no change
+	// (not a deletion); one it changed is a modification, with its patch
+	if files, diff, err := worktreeChanges(ctx, home, dir, base, true); err != nil || len(files) != 0 {
+		t.Fatalf("a fresh worktree's changes: %v %v\n%s", files, err, diff)
+	}
+	writeT(t, filepath.Join(dir, "dist/app.js"), "built v3\n")
+	files, diff, err := worktreeChanges(ctx, home, dir, base, true)
+	if err != nil || len(files) != 1 || files[0] != (fileChange{Status: 'M', Path: "dist/app.js"}) || !strings.Contains(diff, "+built v3") {
+		t.Fatalf("changes %v %v, diff:\n%s", files, err, diff)
+	}
+	applied, _, conflicts, err := applyWorktree(ctx, home, ws, dir, base)
+	if err != nil || len(conflicts) != 0 || len(applied) != 1 || readT(t, filepath.Join(ws, "dist/app.js")) != "built v3\n" {
+		t.Fatalf("apply: %v %v %v", applied, conflicts, err)
+	}
+}

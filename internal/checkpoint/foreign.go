@@ -3,9 +3,14 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
@@ -43,7 +48,10 @@ func (s *Store) CopyFiles(ctx context.Context, dst storer.EncodedObjectStorer) (
 // repository's object store (nil: the empty tree), with its present files:
 // the changes from base, sorted by path (a mode change is a modification;
 // no rename detection) and, with patch, their unified diff in git's format
-// (binary files named, not shown). No snapshot is recorded.
+// (binary files named, not shown). A file of base that the scan left out
+// (it matches an ignore rule, or is over the size limit: git tracks it
+// anyway) but that is still in the workspace counts with its present
+// content, not as deleted. No snapshot is recorded.
 func (s *Store) DiffFrom(ctx context.Context, base *object.Tree, patch bool) ([]Change, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -71,6 +79,9 @@ func (s *Store) DiffFrom(ctx context.Context, base *object.Tree, patch bool) ([]
 	if err != nil {
 		return nil, "", fmt.Errorf("checkpoint: diff %s: %w", s.workspace, err)
 	}
+	if changes, err = s.leftOut(changes, cur); err != nil {
+		return nil, "", err
+	}
 	out := make([]Change, 0, len(changes))
 	for _, c := range changes {
 		act, err := c.Action()
@@ -95,4 +106,75 @@ func (s *Store) DiffFrom(ctx context.Context, base *object.Tree, patch bool) ([]
 		return nil, "", fmt.Errorf("checkpoint: diff %s: %w", s.workspace, err)
 	}
 	return out, p.String(), nil
+}
+
+// leftOut corrects the deletions of changes whose file is still in the
+// workspace (the scan left it out): unchanged, the change is dropped;
+// changed, it becomes a modification to the present content, whose blob is
+// stored here so the patch can read it. The caller holds s.mu.
+func (s *Store) leftOut(changes object.Changes, cur *object.Tree) (object.Changes, error) {
+	out := changes[:0]
+	blobs := map[plumbing.Hash][]byte{}
+	for _, c := range changes {
+		act, err := c.Action()
+		if err != nil || act != merkletrie.Delete || cur == nil {
+			out = append(out, c)
+			continue
+		}
+		p := c.From.Name
+		if c.From.TreeEntry.Mode == filemode.Submodule {
+			continue // a submodule is not scanned: not the worker's change
+		}
+		if !filepath.IsLocal(filepath.FromSlash(p)) {
+			out = append(out, c)
+			continue
+		}
+		full := filepath.Join(s.workspace, filepath.FromSlash(p))
+		fi, err := os.Lstat(full)
+		if err != nil {
+			out = append(out, c) // deleted indeed
+			continue
+		}
+		var data []byte
+		mode := filemode.Regular
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			t, err := os.Readlink(full)
+			if err != nil {
+				return nil, fmt.Errorf("checkpoint: %w", err)
+			}
+			data, mode = []byte(t), filemode.Symlink
+		case fi.Mode().IsRegular():
+			if data, err = os.ReadFile(full); err != nil {
+				return nil, fmt.Errorf("checkpoint: %w", err)
+			}
+			if fi.Mode().Perm()&0o111 != 0 {
+				mode = filemode.Executable
+			}
+		default:
+			out = append(out, c)
+			continue
+		}
+		h := hashObject(plumbing.BlobObject, data)
+		if h == c.From.TreeEntry.Hash && mode == c.From.TreeEntry.Mode {
+			continue
+		}
+		blobs[h] = data
+		c.To = object.ChangeEntry{Name: p, Tree: cur, TreeEntry: object.TreeEntry{Name: path.Base(p), Mode: mode, Hash: h}}
+		out = append(out, c)
+	}
+	if len(blobs) > 0 {
+		err := s.withShared(func() error {
+			for h, data := range blobs {
+				if err := s.writeObject(plumbing.BlobObject, data, h); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
