@@ -14,6 +14,7 @@ import (
 
 	"agent/internal/app"
 	"agent/internal/atomicfile"
+	"agent/internal/budget"
 	"agent/internal/evals"
 	"agent/internal/termtext"
 )
@@ -23,6 +24,7 @@ type evalFlags struct {
 	minSuccess float64
 	asJSON     bool
 	live       bool
+	budgetUSD  string
 	shard      string
 	report     string
 	baseline   string
@@ -45,7 +47,8 @@ files, check command and trace assertions are checked.
 
 --live runs the same tasks against the model you configured (as agent run resolves
 it: flags, OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL, config files) instead of
-the turns, and reports cost for known models.
+the turns, and reports cost for known models; --budget-usd X gives each task's run
+that dollar budget (agent run --budget-usd), and a task whose run reaches it fails.
 
 A progress line per task goes to stderr when it is a terminal. The report goes to
 stdout: a table, or with --json one object {tasks, summary}; --report FILE.md
@@ -60,7 +63,8 @@ task (the message names the file and the fix).`,
   agent eval evals --min-success 1 --json > report.json
   agent eval evals --baseline report.json --report report.md
   agent eval evals --shard 2/3
-  OPENAI_API_KEY=... agent eval evals/edit --live`,
+  OPENAI_API_KEY=... agent eval evals/edit --live
+  OPENAI_API_KEY=... agent eval evals --live --budget-usd 0.50`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "evals"
@@ -74,6 +78,7 @@ task (the message names the file and the fix).`,
 	fl.Float64Var(&f.minSuccess, "min-success", 0, "exit 1 when the fraction of tasks that pass is below this (0 to 1)")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report as one JSON object {tasks, summary}")
 	fl.BoolVar(&f.live, "live", false, "run against the configured model instead of the tasks' turns (reports cost)")
+	fl.StringVar(&f.budgetUSD, "budget-usd", "", "with --live: each task's dollar budget; a task that reaches it fails (exit 4 of its run)")
 	fl.StringVar(&f.shard, "shard", "", "run shard I of N (1-based), e.g. 2/3")
 	fl.StringVar(&f.report, "report", "", "also write the report in markdown to this file")
 	fl.StringVar(&f.baseline, "baseline", "", "an earlier --json report to chart the metrics against")
@@ -124,6 +129,14 @@ func runEvalSuite(cmd *cobra.Command, dir string, f *evalFlags) error {
 		return withCode(ExitFailed, fmt.Errorf("find the agent binary: %w", err))
 	}
 	opt := evals.Options{Bin: self, Env: os.Environ(), Live: f.live}
+	if f.budgetUSD != "" {
+		if !f.live {
+			return usageErr("--budget-usd applies to --live only: a replayed task spends nothing (add --live, or drop --budget-usd)")
+		}
+		if opt.BudgetUSD, err = budget.ParseUSD(f.budgetUSD); err != nil {
+			return usageErr("--budget-usd: %v", err)
+		}
+	}
 	if f.live {
 		if opt.LiveEnv, err = liveEnv(); err != nil {
 			return err

@@ -25,6 +25,8 @@ import (
 type treeStep struct {
 	text  string
 	calls []map[string]any // {"id", "name", "arguments"}
+	// tokens is the prompt tokens its usage reports (0: 100)
+	tokens int
 }
 
 // treeScript answers the requests whose first user message holds key.
@@ -87,6 +89,9 @@ func (s *treeServer) handle(w http.ResponseWriter, r *http.Request) {
 		switch m.Role {
 		case "user":
 			b, _ := json.Marshal(m.Content)
+			if strings.HasPrefix(string(b), `"[agent]`) {
+				continue // the agent's task state quotes other runs' prompts
+			}
 			users = append(users, string(b))
 		case "assistant":
 			asst++
@@ -147,7 +152,11 @@ func writeTurn(w http.ResponseWriter, stream bool, st treeStep) {
 	if len(calls) > 0 {
 		finish = "tool_calls"
 	}
-	usage := map[string]int{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+	in := st.tokens
+	if in == 0 {
+		in = 100
+	}
+	usage := map[string]int{"prompt_tokens": in, "completion_tokens": 10, "total_tokens": in + 10}
 	if !stream {
 		msg := map[string]any{"role": "assistant", "content": st.text}
 		if len(calls) > 0 {

@@ -19,8 +19,10 @@ import (
 type Subagents interface {
 	// Prepare makes what a new child of the call needs before it starts (its
 	// run id; for a worker, its git worktree) and says so in the
-	// task_started the loop journals. An error is the call's tool error.
-	Prepare(ctx context.Context, parent *State, callID string, args tools.TaskArgs) (event.TaskStartedData, error)
+	// task_started the loop journals, with the child's share of the
+	// parent's budget (siblings: the task calls of this turn). An error is
+	// the call's tool error.
+	Prepare(ctx context.Context, parent *State, callID string, args tools.TaskArgs, siblings int) (event.TaskStartedData, error)
 	// Run starts the child of a journaled task_started, or continues it
 	// (after a crash or a pause), or only reads its result when it has
 	// finished, and returns what the parent's model gets.
@@ -39,6 +41,9 @@ type TaskResult struct {
 	Output string
 	// Pending: the child waits for a person (the parent pauses, headless).
 	Pending *protocol.ApprovalRequest
+	// Usage is what the child (and its own children) spent, by model: it
+	// counts in the parent's spend once the result is journaled.
+	Usage map[string]event.TokenCount
 }
 
 // runTasks runs the task calls at the head of st.Open: each is journaled
@@ -83,7 +88,7 @@ func (r *Runner) runTasks(ctx context.Context, st *State) (protocol.Outcome, boo
 		ts, ok := st.Tasks[c.ID]
 		if !ok {
 			var err error
-			ts, err = r.Subagents.Prepare(ctx, st, c.ID, args)
+			ts, err = r.Subagents.Prepare(ctx, st, c.ID, args, len(batch))
 			if err != nil {
 				if ctx.Err() != nil {
 					return protocol.Outcome{Status: event.StatusInterrupted, Err: ctx.Err()}, true
@@ -124,7 +129,8 @@ func (r *Runner) runTasks(ctx context.Context, st *State) (protocol.Outcome, boo
 		case j.res.Status == event.ResultInterrupted || j.res.Status == "":
 			interrupted = true
 		default:
-			if err := r.toolResult(context.WithoutCancel(ctx), st, j.oc.Call.ID, j.res.Status, j.res.Output); err != nil {
+			res := &event.ToolResultData{CallID: j.oc.Call.ID, Status: j.res.Status, Output: r.redact(j.res.Output), ChildUsage: j.res.Usage}
+			if err := r.record(context.WithoutCancel(ctx), st, res); err != nil {
 				return protocol.Outcome{Status: event.StatusFailed, Err: err}, true
 			}
 		}

@@ -14,11 +14,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
+	"time"
 
 	"agent/internal/agent"
 	"agent/internal/approval"
+	"agent/internal/budget"
 	"agent/internal/checkpoint"
 	"agent/internal/contextbuild"
 	"agent/internal/event"
@@ -160,9 +163,10 @@ type subagents struct {
 var _ agent.Subagents = (*subagents)(nil)
 
 // Prepare implements agent.Subagents.
-func (sa *subagents) Prepare(ctx context.Context, parent *agent.State, callID string, args tools.TaskArgs) (event.TaskStartedData, error) {
+func (sa *subagents) Prepare(ctx context.Context, parent *agent.State, callID string, args tools.TaskArgs, siblings int) (event.TaskStartedData, error) {
 	s := sa.s
-	ts := event.TaskStartedData{CallID: callID, ChildRun: store.NewRunID(), Kind: args.Kind, Description: oneLineLabel(args.Description), Depth: sa.depth + 1}
+	ts := event.TaskStartedData{CallID: callID, ChildRun: store.NewRunID(), Kind: args.Kind, Description: oneLineLabel(args.Description), Depth: sa.depth + 1,
+		Budget: budget.Share(&parent.Spend, sa.runner.Prices, s.set.Subagents.BudgetShare, siblings, time.Now()).Event()}
 	if ts.Depth > s.set.Subagents.MaxDepth {
 		return ts, fmt.Errorf("a subagent cannot start subagents of its own here ([subagents] max_depth = %d); do the task yourself", s.set.Subagents.MaxDepth)
 	}
@@ -170,8 +174,8 @@ func (sa *subagents) Prepare(ctx context.Context, parent *agent.State, callID st
 		// made by Run, after task_started is journaled: a crash in between
 		// leaves a named worktree that a resume makes or finishes
 		ts.Worktree, ts.Branch = worktreeDir(s.set.Home, ts.ChildRun), taskBranch(ts.ChildRun)
-		if _, err := git(ctx, parent.Workspace, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
-			return ts, errors.New("a worker needs the workspace to be a git repository with a commit (git init, git commit), or use kind explore")
+		if err := checkWorkerRepo(parent.Workspace); err != nil {
+			return ts, fmt.Errorf("%w; or use kind explore", err)
 		}
 	}
 	return ts, nil
@@ -259,6 +263,7 @@ func (sa *subagents) run(ctx context.Context, parent *agent.State, ts event.Task
 		st = agent.NewState(ts.ChildRun, ws, parent.Model, mode)
 		st.Allow, st.Deny = parent.Allow, parent.Deny
 		st.ParentRun, st.ParentCall = parent.RunID, ts.CallID
+		st.Spend.Limits = budget.FromEvent(ts.Budget)
 		if err := cr.Start(ctx, st, args.Prompt); err != nil {
 			return agent.TaskResult{}, err
 		}
@@ -271,6 +276,7 @@ func (sa *subagents) run(ctx context.Context, parent *agent.State, ts event.Task
 		if st.Workspace == "" { // killed before its start was journaled
 			st.Approval, st.Model, st.Allow, st.Deny = mode, parent.Model, parent.Allow, parent.Deny
 			st.ParentRun, st.ParentCall = parent.RunID, ts.CallID
+			st.Spend.Limits = budget.FromEvent(ts.Budget)
 		}
 		if err := cr.Begin(ctx, st, args.Prompt); err != nil {
 			return agent.TaskResult{}, err
@@ -304,6 +310,15 @@ func lastError(evs []event.Event) error {
 
 // result is what the parent's model gets of a child's outcome.
 func (sa *subagents) result(ctx context.Context, ts event.TaskStartedData, st *agent.State, out protocol.Outcome) agent.TaskResult {
+	res := sa.outcome(ctx, ts, st, out)
+	if res.Status != event.ResultInterrupted && res.Pending == nil {
+		res.Usage = maps.Clone(st.Spend.ByModel)
+	}
+	return res
+}
+
+// outcome is result without the child's usage.
+func (sa *subagents) outcome(ctx context.Context, ts event.TaskStartedData, st *agent.State, out protocol.Outcome) agent.TaskResult {
 	head := fmt.Sprintf("task %q (%s, run %s)", ts.Description, ts.Kind, ts.ChildRun)
 	switch out.Status {
 	case event.StatusCompleted:
@@ -329,7 +344,17 @@ func (sa *subagents) result(ctx context.Context, ts event.TaskStartedData, st *a
 	case event.StatusStopped:
 		return agent.TaskResult{Status: event.ResultError, Output: head + " was stopped by the person (a denial): it did not finish"}
 	case event.StatusBudgetExhausted:
-		return agent.TaskResult{Status: event.ResultError, Output: head + " ended with budget_exhausted: it reached its share of the budget before finishing"}
+		msg := head + " ended with budget_exhausted: it reached its share of the budget before finishing"
+		if out.Err != nil {
+			msg += " (" + out.Err.Error() + ")"
+		}
+		if st.Answer != "" {
+			msg += ". Its last answer:\n" + bound(st.Answer, maxTaskAnswer)
+		}
+		if ts.Kind == event.TaskWorker {
+			msg += "\n\n" + sa.diffReport(ctx, ts)
+		}
+		return agent.TaskResult{Status: event.ResultError, Output: msg}
 	}
 	msg := head + " failed"
 	if out.Err != nil {
@@ -347,7 +372,7 @@ func (sa *subagents) diffReport(ctx context.Context, ts event.TaskStartedData) s
 	if err != nil {
 		return "Its changes could not be read: " + err.Error()
 	}
-	files, diff, err := worktreeChanges(ctx, ts.Worktree, base, true)
+	files, diff, err := worktreeChanges(ctx, sa.s.set.Home, ts.Worktree, base, true)
 	if err != nil {
 		return "Its changes could not be read: " + err.Error()
 	}
@@ -381,7 +406,7 @@ func (sa *subagents) Diff(ctx context.Context, parent *agent.State, ts event.Tas
 	if err != nil {
 		return "", err
 	}
-	_, diff, err := worktreeChanges(ctx, ts.Worktree, base, true)
+	_, diff, err := worktreeChanges(ctx, sa.s.set.Home, ts.Worktree, base, true)
 	if err != nil {
 		return "", err
 	}
@@ -404,7 +429,7 @@ func (sa *subagents) Apply(ctx context.Context, parent *agent.State, ts event.Ta
 	if err != nil {
 		return tools.Result{}, err
 	}
-	applied, same, conflicts, err := applyWorktree(ctx, parent.Workspace, ts.Worktree, base)
+	applied, same, conflicts, err := applyWorktree(ctx, sa.s.set.Home, parent.Workspace, ts.Worktree, base)
 	res := tools.Result{Changed: applied}
 	if res.Changed == nil {
 		res.Changed = []string{}

@@ -81,8 +81,8 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 	if filepath.Clean(r.Workspace) != dir {
 		return nil
 	}
-	if d, err := st.Start(ctx, r.ID); err == nil && d != nil && d.ParentCall == "" {
-		return nil // not a task's worker (a fork's worktree: removeWorktree)
+	if !isTaskChild(ctx, st, r.ID) {
+		return nil // a fork's worktree, also under worktrees/: the fork's removal owns it
 	}
 	p := &worktreePlan{dir: dir, branch: taskBranch(r.ID)}
 	ts, applied, err := workerRecord(ctx, st, r.ID)
@@ -94,7 +94,7 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 		base, err := worktreeBase(ts)
 		var files []fileChange
 		if err == nil {
-			files, _, err = worktreeChanges(ctx, dir, base, false)
+			files, _, err = worktreeChanges(ctx, st.Home(), dir, base, false)
 		}
 		if err != nil {
 			p.keep = fmt.Sprintf("its changes cannot be read (%v)", err)
@@ -103,6 +103,18 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 		}
 	}
 	return p
+}
+
+// isTaskChild reports whether run id is a task's child (its run_started
+// names a parent call); a run whose start cannot be read counts as one, so
+// its worktree is kept rather than removed unread.
+func isTaskChild(ctx context.Context, st *store.Store, id string) bool {
+	evs, err := st.Events(ctx, id, 0)
+	if err != nil || len(evs) == 0 {
+		return true
+	}
+	d, ok := evs[0].Data.(*event.RunStartedData)
+	return !ok || d.ParentCall != ""
 }
 
 // workerRecord finds the task_started of worker run id in its parent's

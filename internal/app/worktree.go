@@ -1,24 +1,33 @@
 package app
 
 // Git worktrees of worker subagents: made from the parent's workspace (its
-// HEAD plus its current files, committed as the worker's base on a new
-// branch), diffed against that base, applied to the parent's workspace
-// file by file, and removed with their branch. Git runs with hooks off:
-// a repository's hooks never run because a worker was made or removed.
+// present files, scanned as a checkpoint is, committed on a new branch
+// with its HEAD as parent: the worker's base), diffed against that base,
+// applied to the parent's workspace file by file, and removed with their
+// branch. All of it is go-git (internal/worktree, internal/checkpoint): no
+// git binary runs, so a repository's hooks, filters and config never run
+// because a worker was made or removed.
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
 	"agent/internal/atomicfile"
+	"agent/internal/checkpoint"
 	"agent/internal/event"
+	"agent/internal/worktree"
 )
 
 // worktreeDir is where the worktree of worker run id lives: under the
@@ -27,24 +36,6 @@ func worktreeDir(home, runID string) string { return filepath.Join(home, "worktr
 
 // taskBranch is the branch of worker run id.
 func taskBranch(runID string) string { return "agent/task-" + runID }
-
-// git runs git in dir with hooks off and returns its stdout.
-func git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	full := append([]string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
-	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.Bytes(), fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return out.Bytes(), nil
-}
 
 // baseFile records the base commit of the worktree at dir, beside it:
 // written once the worktree is complete, so its absence means a worker's
@@ -67,9 +58,10 @@ func ensureWorktree(ctx context.Context, home, ws string, ts event.TaskStartedDa
 	}
 	// what a crash mid-way may have left in the user's repository: the
 	// worktree's registration and its branch
-	_, _ = git(ctx, ws, nil, "worktree", "prune")
-	_, _ = git(ctx, ws, nil, "branch", "-D", "-q", ts.Branch)
-	base, err := createWorktree(ctx, ws, ts.Worktree, ts.Branch)
+	if err := worktree.Forget(ws, ts.Worktree, ts.Branch); err != nil && checkWorkerRepo(ws) == nil {
+		return "", fmt.Errorf("clear a half-made worktree: %w", err)
+	}
+	base, err := createWorktree(ctx, home, ws, ts.Worktree, ts.Branch)
 	if err != nil {
 		return "", err
 	}
@@ -92,100 +84,57 @@ func worktreeBase(ts event.TaskStartedData) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// createWorktree makes dir a git worktree of the repository at ws on a new
-// branch from HEAD, copies ws's current files over it (changes, new files
-// not ignored, deletions) and commits them as the worker's base. It
-// returns the base commit.
-func createWorktree(ctx context.Context, ws, dir, branch string) (string, error) {
-	top, err := git(ctx, ws, nil, "rev-parse", "--show-toplevel")
+// checkWorkerRepo says why ws cannot have a worker's worktree: it must be
+// the top of a git repository whose HEAD names a commit.
+func checkWorkerRepo(ws string) error {
+	r, err := git.PlainOpenWithOptions(ws, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
-		return "", fmt.Errorf("a worker needs the workspace to be a git repository (run git init and commit): %w", err)
+		if _, derr := git.PlainOpenWithOptions(ws, &git.PlainOpenOptions{DetectDotGit: true}); derr == nil {
+			return fmt.Errorf("a worker needs the workspace %s to be the top of its git repository (it is inside one)", ws)
+		}
+		return fmt.Errorf("a worker needs the workspace to be a git repository (run git init and commit): %w", err)
 	}
-	if t, _ := filepath.EvalSymlinks(strings.TrimSpace(string(top))); t != ws {
-		return "", fmt.Errorf("a worker needs the workspace %s to be the top of its git repository (it is inside %s)", ws, t)
+	if _, err := r.Head(); err != nil {
+		return errors.New("a worker needs a commit to start from: the workspace's repository has none (commit once, then retry)")
 	}
-	if _, err := git(ctx, ws, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
-		return "", errors.New("a worker needs a commit to start from: the workspace's repository has none (commit once, then retry)")
+	return nil
+}
+
+// createWorktree makes dir a linked worktree of the repository at ws on
+// the new branch, holding ws's present files (changes, new files not
+// ignored, deletions) committed with ws's HEAD as parent: the worker's
+// base, which it returns.
+func createWorktree(ctx context.Context, home, ws, dir, branch string) (string, error) {
+	if err := checkWorkerRepo(ws); err != nil {
+		return "", err
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return "", fmt.Errorf("make the worktrees directory: %w", err)
 	}
-	if _, err := git(ctx, ws, nil, "worktree", "add", "--quiet", "-b", branch, dir, "HEAD"); err != nil {
+	cps, err := checkpoint.Open(home, ws)
+	if err != nil {
+		return "", fmt.Errorf("open the checkpoints of %s: %w", ws, err)
+	}
+	defer cps.Close()
+	repo, err := git.PlainOpenWithOptions(ws, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return "", fmt.Errorf("open the git repository of %s: %w", ws, err)
+	}
+	wt, err := worktree.Add(ctx, worktree.AddOptions{
+		Repo: ws, Path: dir, Branch: branch,
+		Tree: func(dst storer.EncodedObjectStorer) (plumbing.Hash, error) {
+			h, _, err := cps.CopyFiles(ctx, dst)
+			if err != nil {
+				return h, err
+			}
+			return withTracked(ctx, repo, dst, ws, h)
+		},
+		Message: "agent: the parent's files as the worker's base\n",
+	})
+	if err != nil {
 		return "", fmt.Errorf("make the worker's worktree: %w", err)
 	}
-	fail := func(err error) (string, error) {
-		_ = removeTaskWorktree(context.WithoutCancel(ctx), dir, branch)
-		return "", err
-	}
-	st, err := git(ctx, ws, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
-	if err != nil {
-		return fail(err)
-	}
-	n := 0
-	for _, ent := range strings.Split(string(st), "\x00") {
-		if len(ent) < 4 {
-			continue
-		}
-		xy, rel := ent[:2], ent[3:]
-		if !filepath.IsLocal(rel) {
-			continue
-		}
-		src, dst := filepath.Join(ws, rel), filepath.Join(dir, rel)
-		if strings.Contains(xy, "D") {
-			if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
-				if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return fail(err)
-				}
-				n++
-				continue
-			}
-		}
-		if err := copyEntry(src, dst); err != nil {
-			return fail(fmt.Errorf("copy %s into the worker's worktree: %w", rel, err))
-		}
-		n++
-	}
-	if n > 0 {
-		if _, err := git(ctx, dir, nil, "add", "-A"); err != nil {
-			return fail(err)
-		}
-		if _, err := git(ctx, dir, nil, "-c", "user.name=agent", "-c", "user.email=agent@localhost", "-c", "commit.gpgsign=false",
-			"commit", "-q", "--no-verify", "--allow-empty", "-m", "agent: the parent's files as the worker's base"); err != nil {
-			return fail(err)
-		}
-	}
-	base, err := git(ctx, dir, nil, "rev-parse", "HEAD")
-	if err != nil {
-		return fail(err)
-	}
-	return strings.TrimSpace(string(base)), nil
-}
-
-// copyEntry copies a regular file or a symlink from src to dst.
-func copyEntry(src, dst string) error {
-	fi, err := os.Lstat(src)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	_ = os.Remove(dst)
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(src)
-		if err != nil {
-			return err
-		}
-		return os.Symlink(t, dst)
-	case fi.Mode().IsRegular():
-		b, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, fi.Mode().Perm())
-	}
-	return nil // a directory (a nested repository) or a special file: left out
+	return wt.Commit, nil
 }
 
 // fileChange is one path a worker changed: A added, M modified, D deleted
@@ -195,69 +144,65 @@ type fileChange struct {
 	Path   string
 }
 
-// withTempIndex runs f with GIT_INDEX_FILE set to a copy of dir's index
-// to which every change of the worktree was added, so that diffs against
-// the base see new files without touching the worktree's own index.
-func withTempIndex(ctx context.Context, dir string, f func(env []string) error) error {
-	idx, err := git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
+// baseTree is the tree of commit base in the repository of the worktree
+// at dir.
+func baseTree(dir, base string) (*object.Tree, error) {
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("open the worker's worktree %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp("", "agent-task-index-*")
+	c, err := r.CommitObject(plumbing.NewHash(base))
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("the worker's base commit %s: %w", base, err)
 	}
-	tmpPath := tmp.Name()
-	defer os.Remove(tmpPath)
-	if b, err := os.ReadFile(strings.TrimSpace(string(idx))); err == nil {
-		_, _ = tmp.Write(b)
+	t, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("the tree of the worker's base %s: %w", base, err)
 	}
-	tmp.Close()
-	env := []string{"GIT_INDEX_FILE=" + tmpPath}
-	if _, err := git(ctx, dir, env, "add", "-A"); err != nil {
-		return err
-	}
-	return f(env)
+	return t, nil
 }
 
 // worktreeChanges returns the files the worker changed against base and,
-// with patch, the unified diff.
-func worktreeChanges(ctx context.Context, dir, base string, patch bool) ([]fileChange, string, error) {
-	var files []fileChange
-	var diff string
-	err := withTempIndex(ctx, dir, func(env []string) error {
-		out, err := git(ctx, dir, env, "diff", "--cached", "--name-status", "-z", "--no-renames", base)
-		if err != nil {
-			return err
+// with patch, the unified diff (git's format). The worktree's files are
+// scanned as a checkpoint scans them, in the shadow repository of the
+// worktree (the worker's own, under home).
+func worktreeChanges(ctx context.Context, home, dir, base string, patch bool) ([]fileChange, string, error) {
+	bt, err := baseTree(dir, base)
+	if err != nil {
+		return nil, "", err
+	}
+	cps, err := checkpoint.Open(home, dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("open the checkpoints of the worker's worktree %s: %w", dir, err)
+	}
+	defer cps.Close()
+	changes, diff, err := cps.DiffFrom(ctx, bt, patch)
+	if err != nil {
+		return nil, "", err
+	}
+	files := make([]fileChange, 0, len(changes))
+	for _, c := range changes {
+		st := byte('M')
+		switch c.Action {
+		case checkpoint.ActionAdded:
+			st = 'A'
+		case checkpoint.ActionDeleted:
+			st = 'D'
 		}
-		parts := strings.Split(string(out), "\x00")
-		for i := 0; i+1 < len(parts); i += 2 {
-			if parts[i] == "" {
-				break
-			}
-			s := parts[i][0]
-			if s == 'T' {
-				s = 'M'
-			}
-			files = append(files, fileChange{Status: s, Path: parts[i+1]})
-		}
-		if patch {
-			out, err := git(ctx, dir, env, "diff", "--cached", "--no-renames", "--no-color", "--no-ext-diff", base)
-			if err != nil {
-				return err
-			}
-			diff = string(out)
-		}
-		return nil
-	})
-	return files, diff, err
+		files = append(files, fileChange{Status: st, Path: c.Path})
+	}
+	return files, diff, nil
 }
 
 // applyWorktree brings the worker's changes against base into ws, file by
 // file: a file still as it was at the base gets the worker's version; one
 // already like the worker's is left; any other is a conflict, left alone.
-func applyWorktree(ctx context.Context, ws, dir, base string) (applied, same, conflicts []string, err error) {
-	files, _, err := worktreeChanges(ctx, dir, base, false)
+func applyWorktree(ctx context.Context, home, ws, dir, base string) (applied, same, conflicts []string, err error) {
+	files, _, err := worktreeChanges(ctx, home, dir, base, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	bt, err := baseTree(dir, base)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -274,7 +219,7 @@ func applyWorktree(ctx context.Context, ws, dir, base string) (applied, same, co
 		var baseData []byte
 		baseHas := fc.Status != 'A'
 		if baseHas {
-			if baseData, err = git(ctx, dir, nil, "cat-file", "blob", base+":"+fc.Path); err != nil {
+			if baseData, err = blobAt(bt, fc.Path); err != nil {
 				return applied, same, conflicts, err
 			}
 		}
@@ -315,6 +260,20 @@ func applyWorktree(ctx context.Context, ws, dir, base string) (applied, same, co
 	return applied, same, conflicts, nil
 }
 
+// blobAt is the content of the file at p in tree t (a symlink's target).
+func blobAt(t *object.Tree, p string) ([]byte, error) {
+	f, err := t.File(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s in the worker's base: %w", p, err)
+	}
+	r, err := f.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("%s in the worker's base: %w", p, err)
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
 // readRegular reads a regular file (has false when it does not exist).
 func readRegular(p string) ([]byte, fs.FileMode, bool, error) {
 	fi, err := os.Lstat(p)
@@ -348,31 +307,31 @@ func readRegularIn(root *os.Root, p string) ([]byte, fs.FileMode, bool, error) {
 }
 
 // removeTaskWorktree removes the worktree at dir and its branch from the
-// repository it belongs to. A worktree already gone is no error.
-func removeTaskWorktree(ctx context.Context, dir, branch string) error {
+// repository it belongs to, whatever it holds (the caller has read its
+// changes). A worktree already gone is no error; a directory that is no
+// linked worktree (half-made) is removed as a directory.
+func removeTaskWorktree(_ context.Context, dir, branch string) error {
 	if err := os.Remove(baseFile(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	common, err := git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		if rerr := os.RemoveAll(dir); rerr != nil {
-			return rerr
+	_, rerr := worktree.Remove(dir, worktree.RemoveOptions{Branch: branch, Force: true})
+	if _, err := os.Lstat(dir); err == nil {
+		if err := os.RemoveAll(dir); err != nil {
+			if rerr != nil {
+				return fmt.Errorf("%w (and removing the directory: %v)", rerr, err)
+			}
+			return err
 		}
-		return nil
 	}
-	gd := strings.TrimSpace(string(common))
-	repo := filepath.Dir(gd)
-	if _, err := git(ctx, repo, []string{"GIT_DIR=" + gd}, "worktree", "remove", "--force", "--force", dir); err != nil {
-		if rerr := os.RemoveAll(dir); rerr != nil {
-			return fmt.Errorf("%w (and removing the directory: %v)", err, rerr)
+	// the shadow repository of the worktree (the worker's checkpoints and
+	// the scans of its diffs), once no run has snapshots in it
+	if wts := filepath.Dir(dir); filepath.Base(wts) == "worktrees" {
+		if err := checkpoint.RemoveUnusedRepo(filepath.Dir(wts), dir); err != nil {
+			return fmt.Errorf("the worktree is removed, its checkpoint repository not: %w", err)
 		}
-		_, _ = git(ctx, repo, []string{"GIT_DIR=" + gd}, "worktree", "prune")
-	}
-	if branch != "" {
-		_, _ = git(ctx, repo, []string{"GIT_DIR=" + gd}, "branch", "-D", "-q", branch)
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
 // Package budget owns what a run may spend and what it has spent: the
 // budget in force (run_started's, then each budget_changed), the
-// provider-reported tokens of its requests by model, its active wall time,
-// and the check made before each model request (would sending it cross the
-// budget?). It folds journal events and prices tokens with internal/pricing;
+// provider-reported tokens of its requests by model (and of its finished
+// subagent children, from their task results), its active wall time, the
+// check made before each model request (would sending it cross the
+// budget?) and a child's share of what is left (Share). It folds journal events and prices tokens with internal/pricing;
 // it never sends, stores or renders anything.
 package budget
 

@@ -14,7 +14,8 @@ type Tally struct {
 	// budget_changed's.
 	Limits Limits
 	// ByModel is the provider-reported usage of the run's requests by the
-	// model that answered them.
+	// model that answered them, and of its finished children's (a task
+	// result's child_usage).
 	ByModel map[string]event.TokenCount
 	// Requests counts the model requests journaled.
 	Requests int
@@ -69,6 +70,8 @@ func (t *Tally) Apply(ev event.Event) {
 		c.Add(*u)
 		t.ByModel[m] = c
 		t.counted = 0
+	case *event.ToolResultData:
+		t.addChild(d.ChildUsage)
 	case *event.ResumeData:
 		// a process died in the open stretch: it ended at the last event
 		// before this one, and a new stretch starts now

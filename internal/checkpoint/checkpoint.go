@@ -5,7 +5,11 @@
 // worktree, no index, no git binary at run time). It takes snapshots (a full
 // scan with a stat cache, or an incremental one from a known list of changed
 // paths), diffs them, restores a workspace to one of them and deletes a run's
-// snapshots with a mark-and-sweep prune.
+// snapshots with a mark-and-sweep prune. For a worker subagent's git
+// worktree it also scans a workspace without recording a snapshot: its
+// files copied into another repository's object store (CopyFiles), or
+// compared with a tree of one (DiffFrom); RemoveUnusedRepo drops the
+// repository of a workspace gone for good once no run uses it.
 //
 // It must not touch the user's own .git: the workspace's .git/index,
 // .git/info/exclude, .git/info/attributes and .git/config are only read. It

@@ -31,6 +31,9 @@ type Options struct {
 	// LiveEnv carries it (OPENAI_BASE_URL, OPENAI_API_KEY, AGENT_MODEL).
 	Live    bool
 	LiveEnv []string
+	// BudgetUSD, live only, is each task's dollar budget (agent run
+	// --budget-usd): a task's run that reaches it fails the task (0: none).
+	BudgetUSD float64
 	// TempDir is where task directories are made ("": the system's).
 	TempDir string
 }
@@ -196,6 +199,9 @@ func (x *taskRun) play(ctx context.Context) {
 	for _, d := range x.t.Policy.Deny {
 		args = append(args, "--deny", d)
 	}
+	if x.r.opt.Live && x.r.opt.BudgetUSD > 0 {
+		args = append(args, "--budget-usd", strconv.FormatFloat(x.r.opt.BudgetUSD, 'f', -1, 64))
+	}
 	args = append(args, "--", x.t.Prompt)
 	decisions := x.t.Policy.Decisions
 	if !x.drive(ctx, args, &decisions) {
@@ -252,6 +258,15 @@ func (x *taskRun) drive(ctx context.Context, args []string, decisions *[]Decisio
 		case killed:
 			args = []string{"resume", x.runID, "--headless", "--json"}
 			continue
+		case code == 4:
+			why := lastLine(stderr)
+			for _, l := range strings.Split(stderr, "\n") {
+				if strings.Contains(l, "budget reached") || strings.Contains(l, "cannot be kept") {
+					why = strings.TrimSpace(l)
+				}
+			}
+			x.res.fail("the run reached its budget (exit 4, budget_exhausted): %s", why)
+			return false
 		case code == 3:
 			if len(*decisions) == 0 {
 				x.res.fail("the run paused for approval (exit 3) but the task has no decision left ([[policy.decisions]])")

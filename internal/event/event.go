@@ -336,6 +336,9 @@ type ToolResultData struct {
 	Background []ProcessInfo `json:"background,omitempty"`
 	// Sandbox is what the command ran under and what it blocked.
 	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	// ChildUsage is a task call's child's usage by model (its whole tree's),
+	// counted in the parent's spend.
+	ChildUsage map[string]TokenCount `json:"child_usage,omitempty"`
 }
 
 type RollbackData struct {

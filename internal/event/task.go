@@ -28,6 +28,9 @@ type TaskStartedData struct {
 	Base     string `json:"base,omitempty"`
 	// Depth is the child's depth in the tree (1: a child of a top run).
 	Depth int `json:"depth,omitempty"`
+	// Budget is the child's share of its parent's budget (none: the parent
+	// has none), fixed when the task starts so a resume keeps it.
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 func (*TaskStartedData) EventType() Type { return TaskStarted }

@@ -65,6 +65,10 @@ type RemoveOptions struct {
 	// is deleted too when it still names Commit (nothing was committed on
 	// it since), and kept otherwise.
 	Branch, Commit string
+	// Force removes the worktree whatever it holds, and the branch whatever
+	// it names: for a worktree whose changes the caller has read already
+	// (a worker subagent's, whose changes are never committed).
+	Force bool
 }
 
 // Removed says what Remove did.
@@ -98,12 +102,14 @@ func Remove(path string, opt RemoveOptions) (Removed, error) {
 	if err != nil || filepath.Clean(strings.TrimSpace(string(back))) != filepath.Join(path, ".git") || filepath.Base(filepath.Dir(admin)) != "worktrees" {
 		return res, fmt.Errorf("worktree: %s is not a linked worktree whose administrative directory %s names it: not removed", path, admin)
 	}
-	changes, err := Changes(path)
-	if err != nil {
-		return res, err
-	}
-	if len(changes) > 0 {
-		return res, &DirtyError{Path: path, Files: changes}
+	if !opt.Force {
+		changes, err := Changes(path)
+		if err != nil {
+			return res, err
+		}
+		if len(changes) > 0 {
+			return res, &DirtyError{Path: path, Files: changes}
+		}
 	}
 	common := admin
 	if b, err := os.ReadFile(filepath.Join(admin, "commondir")); err == nil {
@@ -134,7 +140,7 @@ func Remove(path string, opt RemoveOptions) (Removed, error) {
 	if err != nil {
 		return res, nil
 	}
-	if cur.Hash().String() != opt.Commit {
+	if !opt.Force && cur.Hash().String() != opt.Commit {
 		res.KeptBranch = true
 		return res, nil
 	}

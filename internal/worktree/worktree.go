@@ -6,11 +6,15 @@
 // administrative files itself, exactly as git does
 // (<common>/worktrees/<name>/{HEAD,commondir,gitdir} and the worktree's
 // .git file "gitdir: ..."), commits the files it is given on a new branch
-// and checks that commit out with go-git (files and index). `git worktree
+// and checks that commit out (files and index, written once each: see
+// checkout). `git worktree
 // list` lists the result, `git worktree remove` removes it, and `git
 // status` in it is clean. Remove takes a worktree away only when it holds
 // no uncommitted change (a *DirtyError says what), and its branch only when
-// nothing was committed on it since Add. No git binary is run.
+// nothing was committed on it since Add, unless told to force both (a
+// worker subagent's worktree, whose changes its caller has read); Forget
+// clears what a crash in the middle of Add left. No git binary is run, so
+// no hook of the repository runs.
 //
 // Only these are written in the person's repository: the new branch's ref,
 // the commit and the objects of its tree, and the worktree's administrative
@@ -129,11 +133,7 @@ func Add(ctx context.Context, opt AddOptions) (wt *Worktree, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("worktree: open the new worktree %s: %w", path, err)
 	}
-	wt0, err := wr.Worktree()
-	if err != nil {
-		return nil, fmt.Errorf("worktree: %s: %w", path, err)
-	}
-	if err := wt0.Reset(&git.ResetOptions{Commit: commit, Mode: git.HardReset}); err != nil {
+	if err := checkout(ctx, wr, commit, path); err != nil {
 		return nil, fmt.Errorf("worktree: check out %s in %s: %w", opt.Branch, path, err)
 	}
 	return w, nil
