@@ -23,8 +23,8 @@ func valueShapeOK(v []byte, quoted bool) bool {
 	case '<', '{':
 		return false // <your-key>, {{ templates }}, {json}
 	case '%':
-		if v[1] == '(' || v[1] == '{' || envRef(v) || wordish(v[1:]) {
-			return false // %(password)s, %{DB_PASS}, %DB_PASSWORD%
+		if v[1] == '(' || v[1] == '{' || envRef(v) || namedWord(v[1:]) {
+			return false // %(password)s, %{DB_PASS}, %DB_PASSWORD%, %PropertyName
 		}
 	case '$':
 		if is(v[1], cAlpha|cUnder) || v[1] == '{' || v[1] == '(' {
@@ -35,11 +35,11 @@ func valueShapeOK(v []byte, quoted bool) bool {
 			return false
 		}
 	case '+':
-		if v[len(v)-1] == '+' {
+		if in := v[1 : len(v)-1]; v[len(v)-1] == '+' && (memberChain(in) || identLike(in) || codeName(in) || wordish(in)) {
 			return false // "<token>"+name+"</token>": a concatenation
 		}
 	case '@', '#', '&', '!', '*', '-':
-		if t := bytes.TrimLeft(v, "@#&!*-"); wordish(t) && wordsOf(t) {
+		if t := bytes.TrimLeft(v, "@#&!*-"); namedWord(t) {
 			return false // @Annotation, #comment, &anchor, !tag, --flag
 		}
 	}
@@ -57,6 +57,9 @@ func valueShapeOK(v []byte, quoted bool) bool {
 		if bytes.Contains(lv, w) {
 			return false
 		}
+	}
+	if placeholderXs(v) {
+		return false
 	}
 	m := classes(v)
 	if m&^(cDigit|cHexLow) == 0 || numberLiteral(v) {
@@ -83,7 +86,9 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 		if pw && len(v) >= 12 && (quoted || len(v) >= 16) && mixedCaseRandom(v) && entropy(v) >= 3.0 {
 			return true
 		}
-		return len(v) >= 24 && entropy(v) >= 4.0 && !wordish(v)
+		// 24 random letters of both cases have less than 4 bits of
+		// entropy one time in five, less than 3.3 once in 100,000.
+		return len(v) >= 24 && !wordish(v) && (entropy(v) >= 4.0 || mixedCaseRandom(v) && entropy(v) >= 3.3)
 	}
 	if wordish(v) || constantCase(v) || !pw && longWords(v) >= 3 && nameLike(v) || sequential(v) || qualifiedTypeName(v) {
 		return false
@@ -98,6 +103,10 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 	switch {
 	case len(v) < 12:
 		return d >= 3 && h >= 2.0 || pw && d >= 2 && h >= 2.0
+	case len(v) < 20 && pw:
+		// A password of lower case and digits (99zf1d199fzm) has less than
+		// 2.5 bits once in 200 draws: gitleaks' floor for passwords is 2.
+		return d >= 2 && h >= 2.0
 	case len(v) < 20 || m&^(cDigit|cHexLow|cLower) == 0 && m&cLower != 0 && all(v, cHexLow):
 		return d >= 2 && h >= 2.5
 	default:
@@ -149,6 +158,27 @@ func nameLike(v []byte) bool {
 		}
 	}
 	return segs >= 1
+}
+
+// namedWord reports a name after a sigil (@SuppressWarnings, !GetAtt,
+// %PropertyName, --dry-run): words, and pieces of them 3.5 letters long
+// on average; random letters of mixed case (YMyxtUdozUmsUCixpEU) fall into
+// short pieces even when each piece has a vowel.
+func namedWord(t []byte) bool {
+	if !wordish(t) || !wordsOf(t) {
+		return false
+	}
+	letters, pieces := 0, 0
+	for rest := t; len(rest) > 0; {
+		var p []byte
+		p, rest = nextWord(rest)
+		if len(p) == 0 {
+			break
+		}
+		pieces++
+		letters += len(p)
+	}
+	return letters*2 >= pieces*7 || letters <= 6
 }
 
 // wordsOf reports letters whose camel-case pieces are all wordParts.
@@ -274,11 +304,36 @@ func sequential(v []byte) bool {
 }
 
 // placeholderFragments mark documentation values: "your-token-here",
-// "<insert key>", "xxxxxxxx", "example-secret".
+// "<insert key>", "example-secret" (runs of x: placeholderXs).
 var placeholderFragments = []string{
-	"example", "placeholder", "dummy", "xxxx", "****", "####", "....", "redacted",
+	"example", "placeholder", "dummy", "****", "####", "....", "redacted",
 	"your_", "your-", "yourtoken", "yourkey", "yourpass", "changeme", "replace",
 	"insert", "sample", "<", ">",
+}
+
+// placeholderXs reports the x's that stand for a value's characters
+// (xxxxxxxx, sk-XXXX, AKIAXXXXXXXXXXXXXXXX, xxxx-xxxx): a run of one case,
+// six or more long or four or more at an end of the value or beside a
+// separator. Mixed case (uxXxxn) and short runs inside a random value are
+// chance: one base64 value of 88 characters in 12,000 holds four x's of
+// either case in a row.
+func placeholderXs(v []byte) bool {
+	for i := 0; i < len(v); {
+		c := v[i]
+		if c != 'x' && c != 'X' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && v[j] == c {
+			j++
+		}
+		if n := j - i; n >= 6 || n >= 4 && (i == 0 || j == len(v) || !is(v[i-1], cAlnum) || !is(v[j], cAlnum)) {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 var placeholderFragmentBytes = func() [][]byte {
@@ -356,7 +411,7 @@ func memberChain(v []byte) bool {
 	}
 	for rest := v; ; {
 		seg, tail, more := bytes.Cut(rest, []byte("."))
-		if len(seg) == 0 || is(seg[0], cDigit) || !(identLike(seg) || codeName(seg)) {
+		if len(seg) == 0 || is(seg[0], cDigit) || !(identLike(seg) || codeName(seg)) || !memberName(seg) {
 			return false
 		}
 		if !more {
@@ -364,6 +419,28 @@ func memberChain(v []byte) bool {
 		}
 		rest = tail
 	}
+}
+
+// memberName reports a segment of a member chain that reads as a name:
+// one case (r, cfg, struct_passwd, utf8, URL, S2A), a codeName, or mixed
+// case whose camel-case pieces are words or acronyms (HTTPClient,
+// getToken); random mixed case (ICrw, qwvp__OXJ4) has pieces without a
+// vowel or with digits inside.
+func memberName(seg []byte) bool {
+	if m := classes(seg); m&cUpper == 0 || m&cLower == 0 || codeName(seg) {
+		return true
+	}
+	for rest := seg; len(rest) > 0; {
+		var p []byte
+		p, rest = nextWord(rest)
+		for len(p) > 1 && is(p[len(p)-1], cDigit) {
+			p = p[:len(p)-1]
+		}
+		if !wordPart(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // codeName reports identifiers that identLike's case rule turns away
