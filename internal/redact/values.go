@@ -54,7 +54,7 @@ func valueShapeOK(v []byte, quoted bool) bool {
 		lv[i] = lower(c)
 	}
 	for _, w := range placeholderFragmentBytes {
-		if bytes.Contains(lv, w) {
+		if fragmentAt(v, lv, w) {
 			return false
 		}
 	}
@@ -161,15 +161,25 @@ func nameLike(v []byte) bool {
 }
 
 // namedWord reports a name after a sigil (@SuppressWarnings, !GetAtt,
-// %PropertyName, --dry-run): words, and pieces of them 3.5 letters long
-// on average; random letters of mixed case (YMyxtUdozUmsUCixpEU) fall into
-// short pieces even when each piece has a vowel.
+// %PropertyName, &db_anchor, --dry-run): words, and when of mixed case at
+// most three camel-case pieces of 3.5 letters on average, as names are;
+// random letters of mixed case (YMyxtUdozUmsUCixpEU, JrbcyNyqUMCweZixdoh)
+// fall into more and shorter pieces even when each piece has a vowel.
 func namedWord(t []byte) bool {
 	if !wordish(t) || !wordsOf(t) {
 		return false
 	}
-	letters, pieces := 0, 0
-	for rest := t; len(rest) > 0; {
+	if m := classes(t); m&cUpper == 0 || m&cLower == 0 {
+		return true
+	}
+	letters, pieces := camelPieces(t)
+	return pieces <= 3 && (letters*2 >= pieces*7 || letters <= 6)
+}
+
+// camelPieces counts the alphanumerics of v and its camel-case pieces
+// (nextWord).
+func camelPieces(v []byte) (letters, pieces int) {
+	for rest := v; len(rest) > 0; {
 		var p []byte
 		p, rest = nextWord(rest)
 		if len(p) == 0 {
@@ -178,7 +188,7 @@ func namedWord(t []byte) bool {
 		pieces++
 		letters += len(p)
 	}
-	return letters*2 >= pieces*7 || letters <= 6
+	return letters, pieces
 }
 
 // wordsOf reports letters whose camel-case pieces are all wordParts.
@@ -291,8 +301,10 @@ func hexLike(v []byte) bool {
 	return lo || up
 }
 
-// sequential reports runs like 0123456789abcdef or abcdefghijkl: random
-// keys step by one from byte to byte rarely.
+// sequential reports runs like 0123456789abcdef, abcdefghijkl or
+// abcd1234: random keys step by one from byte to byte rarely (a third of
+// the 7 steps of 8 random characters do once in 2,300 draws, half of them
+// once in 80,000).
 func sequential(v []byte) bool {
 	steps := 0
 	for i := 1; i < len(v); i++ {
@@ -300,7 +312,7 @@ func sequential(v []byte) bool {
 			steps++
 		}
 	}
-	return steps*3 >= len(v)
+	return steps*2 >= len(v)
 }
 
 // placeholderFragments mark documentation values: "your-token-here",
@@ -334,6 +346,23 @@ func placeholderXs(v []byte) bool {
 		i = j
 	}
 	return false
+}
+
+// fragmentAt reports the placeholder fragment w (lower case) in v (lv is
+// v in lower case) written as a word is: dummy, DUMMY, Dummy, not the
+// random case of a random value (IoUHQ9%9DumMY?459).
+func fragmentAt(v, lv, w []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(lv[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if m := classes(v[i+1 : i+len(w)]); m&cUpper == 0 || m&cLower == 0 {
+			return true
+		}
+		off = i + 1
+	}
 }
 
 var placeholderFragmentBytes = func() [][]byte {
@@ -396,6 +425,9 @@ func pathLike(v []byte) bool {
 		if classes(seg)&cAlpha == 0 {
 			continue
 		}
+		if len(seg) >= 16 && diversity(seg) >= 3 {
+			return false // base64 that starts with a slash: /Bg26sVeDUhizEZrRxsfGAjg/ucm
+		}
 		segs++
 		if wordish(seg) {
 			words++
@@ -424,11 +456,15 @@ func memberChain(v []byte) bool {
 // memberName reports a segment of a member chain that reads as a name:
 // one case (r, cfg, struct_passwd, utf8, URL, S2A), a codeName, or mixed
 // case whose camel-case pieces are words or acronyms (HTTPClient,
-// getToken); random mixed case (ICrw, qwvp__OXJ4) has pieces without a
-// vowel or with digits inside.
+// getToken, NewServeMuxWithOptions: 3.5 letters a piece on average from
+// three pieces on); random mixed case (ICrw, qwvp__OXJ4, toeYvzSKFvoguT)
+// has pieces without a vowel or with digits inside, or short ones.
 func memberName(seg []byte) bool {
 	if m := classes(seg); m&cUpper == 0 || m&cLower == 0 || codeName(seg) {
 		return true
+	}
+	if letters, pieces := camelPieces(seg); pieces > 2 && letters*2 < pieces*7 {
+		return false
 	}
 	for rest := seg; len(rest) > 0; {
 		var p []byte
