@@ -254,13 +254,14 @@ func placeholderPassword(v []byte) bool {
 	return false
 }
 
-// envRef reports a Windows environment reference: %DB_PASSWORD%, %Pass%.
+// envRef reports a Windows environment reference: %DB_PASSWORD%, %Pass%,
+// %PYTHON3%; not random letters between percent signs (%aDntllHwfELrchkIEK%).
 func envRef(v []byte) bool {
 	if len(v) < 3 || v[0] != '%' || v[len(v)-1] != '%' {
 		return false
 	}
 	in := v[1 : len(v)-1]
-	return constantCase(in) || identLike(in) || wordish(in)
+	return constantCase(in) || identLike(in) && memberName(in) || wordish(in)
 }
 
 var placeholderWords = []string{

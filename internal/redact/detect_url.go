@@ -66,14 +66,26 @@ func (sc *scanner) urlCreds(s int) {
 		}
 		return
 	}
-	if !userTokenOK(ui) {
+	if hostHas(b, at, "sentry") {
+		if sentryKeyOK(ui) {
+			sc.add(i, at, KindSentryDSN)
+		}
 		return
 	}
-	kind := KindURLToken
-	if hostHas(b, at, "sentry") {
-		kind = KindSentryDSN
+	if userTokenOK(ui) {
+		sc.add(i, at, KindURLToken)
 	}
-	sc.add(i, at, kind)
+}
+
+// sentryKeyOK reports the key of a Sentry DSN (https://KEY@o1.ingest.sentry.io/1):
+// the host marks the user name as a key, so its letters need not look
+// random beyond turning away placeholders (a key of 32 hex digits has less
+// than 3 bits of entropy once in 10,000 draws, and hex is never a word).
+func sentryKeyOK(v []byte) bool {
+	if len(v) < 16 || len(v) > 256 || !all(v, cToken) || placeholderPassword(v) {
+		return false
+	}
+	return diversity(v) >= 2 && entropy(v) >= min(3.0, randomFloor(v, markedFloor)) && !wordish(v) && !identLike(v)
 }
 
 // hostHas reports whether the host after the '@' at at contains w.

@@ -168,7 +168,14 @@ var gitleaksRules = []gitleaksRule{
 	{id: "freshbooks-access-token", kind: "freshbooks-token", gen: func() sample { return kv("FRESHBOOKS_TOKEN", rsecret(alLD, 64)) }},
 	{id: "gcp-api-key", kind: KindGoogleAPIKey, gen: func() sample { return kv("GOOGLE_API_KEY", "AIza"+rsecret(alB64URL, 35)) }},
 	{id: "generic-api-key", kind: KindGenericSecret, gen: func() sample {
-		return kv(pick("api_key", "access_token", "client_secret", "password", "auth_token", "credentials", "secretKey", "apiKey"), rsecret(alBase62+"-_.=", 16+rnd(40)))
+		// As in generators' generic-secret: a value that reads as a code
+		// name or a chain of them (nahlbTereCSnaqz09, x6.VtpryAjaxkoZHV)
+		// is, unquoted, code by design (codeName, memberChain).
+		var v string
+		for v == "" || codeName([]byte(v)) || memberChain([]byte(v)) {
+			v = rsecret(alBase62+"-_.=", 16+rnd(40))
+		}
+		return kv(pick("api_key", "access_token", "client_secret", "password", "auth_token", "credentials", "secretKey", "apiKey"), v)
 	}},
 	{id: "github-app-token", kind: KindGitHubToken, gen: func() sample { return kv("GH_APP_TOKEN", checksummed(pick("ghu_", "ghs_"))) }},
 	{id: "github-fine-grained-pat", kind: KindGitHubToken, gen: func() sample {

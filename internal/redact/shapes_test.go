@@ -102,7 +102,15 @@ var credentialGenerators = map[string][]genFunc{
 		f := pick("[storage]\nsigning_key = %s\n", "signingKey = \"%s\"\n", "{\"encryptionKey\": \"%s\"}\n", "master-key: '%s'\n")
 		return doc("conf/app.toml", fmt.Sprintf(f, v), v)
 	}, func() sample { // a quoted password of letters only
-		v := rstr(alUpper+alLower, 20)
+		// Letters only are taken for a password when their case is random
+		// (mixedCaseRandom: 15-85 % upper case); one draw in 2,500 has the
+		// case of a word or a constant (CtwgnhjyehzfobEljhwc,
+		// SAUiGEBJSNLZHCDWWoYW) and is, by design, not told from one: it is
+		// drawn again.
+		var v string
+		for v == "" || !mixedCaseRandom([]byte(v)) {
+			v = rstr(alUpper+alLower, 20)
+		}
 		return doc("conf/admin.ini", "[admin]\nuser = root\nadmin password = \""+v+"\"\n", v)
 	}, func() sample { // letters and !#% without digits
 		var v string

@@ -23,8 +23,8 @@ func valueShapeOK(v []byte, quoted bool) bool {
 	case '<', '{':
 		return false // <your-key>, {{ templates }}, {json}
 	case '%':
-		if v[1] == '(' || v[1] == '{' || envRef(v) || wordish(v[1:]) {
-			return false // %(password)s, %{DB_PASS}, %DB_PASSWORD%
+		if v[1] == '(' || v[1] == '{' || envRef(v) || namedWord(v[1:]) {
+			return false // %(password)s, %{DB_PASS}, %DB_PASSWORD%, %PropertyName
 		}
 	case '$':
 		if is(v[1], cAlpha|cUnder) || v[1] == '{' || v[1] == '(' {
@@ -35,11 +35,11 @@ func valueShapeOK(v []byte, quoted bool) bool {
 			return false
 		}
 	case '+':
-		if v[len(v)-1] == '+' {
+		if in := v[1 : len(v)-1]; v[len(v)-1] == '+' && (memberChain(in) || identLike(in) || codeName(in) || wordish(in)) {
 			return false // "<token>"+name+"</token>": a concatenation
 		}
 	case '@', '#', '&', '!', '*', '-':
-		if t := bytes.TrimLeft(v, "@#&!*-"); wordish(t) && wordsOf(t) {
+		if t := bytes.TrimLeft(v, "@#&!*-"); namedWord(t) {
 			return false // @Annotation, #comment, &anchor, !tag, --flag
 		}
 	}
@@ -54,9 +54,12 @@ func valueShapeOK(v []byte, quoted bool) bool {
 		lv[i] = lower(c)
 	}
 	for _, w := range placeholderFragmentBytes {
-		if bytes.Contains(lv, w) {
+		if fragmentAt(v, lv, w) {
 			return false
 		}
+	}
+	if placeholderXs(v) {
+		return false
 	}
 	m := classes(v)
 	if m&^(cDigit|cHexLow) == 0 || numberLiteral(v) {
@@ -83,7 +86,9 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 		if pw && len(v) >= 12 && (quoted || len(v) >= 16) && mixedCaseRandom(v) && entropy(v) >= 3.0 {
 			return true
 		}
-		return len(v) >= 24 && entropy(v) >= 4.0 && !wordish(v)
+		// 24 random letters of both cases have less than 4 bits of
+		// entropy one time in five, less than 3.3 once in 100,000.
+		return len(v) >= 24 && !wordish(v) && (entropy(v) >= 4.0 || mixedCaseRandom(v) && entropy(v) >= 3.3)
 	}
 	if wordish(v) || constantCase(v) || !pw && longWords(v) >= 3 && nameLike(v) || sequential(v) || qualifiedTypeName(v) {
 		return false
@@ -98,6 +103,10 @@ func genericValueOK(v []byte, quoted, pw bool) bool {
 	switch {
 	case len(v) < 12:
 		return d >= 3 && h >= 2.0 || pw && d >= 2 && h >= 2.0
+	case len(v) < 20 && pw:
+		// A password of lower case and digits (99zf1d199fzm) has less than
+		// 2.5 bits once in 200 draws: gitleaks' floor for passwords is 2.
+		return d >= 2 && h >= 2.0
 	case len(v) < 20 || m&^(cDigit|cHexLow|cLower) == 0 && m&cLower != 0 && all(v, cHexLow):
 		return d >= 2 && h >= 2.5
 	default:
@@ -149,6 +158,37 @@ func nameLike(v []byte) bool {
 		}
 	}
 	return segs >= 1
+}
+
+// namedWord reports a name after a sigil (@SuppressWarnings, !GetAtt,
+// %PropertyName, &db_anchor, --dry-run): words, and when of mixed case at
+// most three camel-case pieces of 3.5 letters on average, as names are;
+// random letters of mixed case (YMyxtUdozUmsUCixpEU, JrbcyNyqUMCweZixdoh)
+// fall into more and shorter pieces even when each piece has a vowel.
+func namedWord(t []byte) bool {
+	if !wordish(t) || !wordsOf(t) {
+		return false
+	}
+	if m := classes(t); m&cUpper == 0 || m&cLower == 0 {
+		return true
+	}
+	letters, pieces := camelPieces(t)
+	return pieces <= 3 && (letters*2 >= pieces*7 || letters <= 6)
+}
+
+// camelPieces counts the alphanumerics of v and its camel-case pieces
+// (nextWord).
+func camelPieces(v []byte) (letters, pieces int) {
+	for rest := v; len(rest) > 0; {
+		var p []byte
+		p, rest = nextWord(rest)
+		if len(p) == 0 {
+			break
+		}
+		pieces++
+		letters += len(p)
+	}
+	return letters, pieces
 }
 
 // wordsOf reports letters whose camel-case pieces are all wordParts.
@@ -261,24 +301,68 @@ func hexLike(v []byte) bool {
 	return lo || up
 }
 
-// sequential reports runs like 0123456789abcdef or abcdefghijkl: random
-// keys step by one from byte to byte rarely.
+// sequential reports runs like 0123456789abcdef, abcdefghijkl, abcd1234
+// or AbCdEF123 (in either case): random keys step by one from byte to
+// byte rarely (a third of the 7 steps of 8 random characters do once in
+// 2,300 draws, half of them once in 80,000).
 func sequential(v []byte) bool {
 	steps := 0
 	for i := 1; i < len(v); i++ {
-		if v[i] == v[i-1]+1 {
+		if lower(v[i]) == lower(v[i-1])+1 {
 			steps++
 		}
 	}
-	return steps*3 >= len(v)
+	return steps*2 >= len(v)
 }
 
 // placeholderFragments mark documentation values: "your-token-here",
-// "<insert key>", "xxxxxxxx", "example-secret".
+// "<insert key>", "example-secret" (runs of x: placeholderXs).
 var placeholderFragments = []string{
-	"example", "placeholder", "dummy", "xxxx", "****", "####", "....", "redacted",
+	"example", "placeholder", "dummy", "****", "####", "....", "redacted",
 	"your_", "your-", "yourtoken", "yourkey", "yourpass", "changeme", "replace",
 	"insert", "sample", "<", ">",
+}
+
+// placeholderXs reports the x's that stand for a value's characters
+// (xxxxxxxx, sk-XXXX, AKIAXXXXXXXXXXXXXXXX, xxxx-xxxx): a run of one case,
+// six or more long or four or more at an end of the value or beside a
+// separator. Mixed case (uxXxxn) and short runs inside a random value are
+// chance: one base64 value of 88 characters in 12,000 holds four x's of
+// either case in a row.
+func placeholderXs(v []byte) bool {
+	for i := 0; i < len(v); {
+		c := v[i]
+		if c != 'x' && c != 'X' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && v[j] == c {
+			j++
+		}
+		if n := j - i; n >= 6 || n >= 4 && (i == 0 || j == len(v) || !is(v[i-1], cAlnum) || !is(v[j], cAlnum)) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// fragmentAt reports the placeholder fragment w (lower case) in v (lv is
+// v in lower case) written as a word is: dummy, DUMMY, Dummy, not the
+// random case of a random value (IoUHQ9%9DumMY?459).
+func fragmentAt(v, lv, w []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(lv[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if m := classes(v[i+1 : i+len(w)]); m&cUpper == 0 || m&cLower == 0 {
+			return true
+		}
+		off = i + 1
+	}
 }
 
 var placeholderFragmentBytes = func() [][]byte {
@@ -341,6 +425,9 @@ func pathLike(v []byte) bool {
 		if classes(seg)&cAlpha == 0 {
 			continue
 		}
+		if len(seg) >= 16 && diversity(seg) >= 3 {
+			return false // base64 that starts with a slash: /Bg26sVeDUhizEZrRxsfGAjg/ucm
+		}
 		segs++
 		if wordish(seg) {
 			words++
@@ -356,7 +443,7 @@ func memberChain(v []byte) bool {
 	}
 	for rest := v; ; {
 		seg, tail, more := bytes.Cut(rest, []byte("."))
-		if len(seg) == 0 || is(seg[0], cDigit) || !(identLike(seg) || codeName(seg)) {
+		if len(seg) == 0 || is(seg[0], cDigit) || !(identLike(seg) || codeName(seg)) || !memberName(seg) {
 			return false
 		}
 		if !more {
@@ -364,6 +451,32 @@ func memberChain(v []byte) bool {
 		}
 		rest = tail
 	}
+}
+
+// memberName reports a segment of a member chain that reads as a name:
+// one case (r, cfg, struct_passwd, utf8, URL, S2A), a codeName, or mixed
+// case whose camel-case pieces are words or acronyms (HTTPClient,
+// getToken, NewServeMuxWithOptions: 3.5 letters a piece on average from
+// three pieces on); random mixed case (ICrw, qwvp__OXJ4, toeYvzSKFvoguT)
+// has pieces without a vowel or with digits inside, or short ones.
+func memberName(seg []byte) bool {
+	if m := classes(seg); m&cUpper == 0 || m&cLower == 0 || codeName(seg) {
+		return true
+	}
+	if letters, pieces := camelPieces(seg); pieces > 2 && letters*2 < pieces*7 {
+		return false
+	}
+	for rest := seg; len(rest) > 0; {
+		var p []byte
+		p, rest = nextWord(rest)
+		for len(p) > 1 && is(p[len(p)-1], cDigit) {
+			p = p[:len(p)-1]
+		}
+		if !wordPart(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // codeName reports identifiers that identLike's case rule turns away
