@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"agent/internal/event"
+	"agent/internal/protocol"
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/transcript"
 )
@@ -19,7 +21,12 @@ const noGitWarning = "not a git repository: /checkpoints can still roll back wha
 // workspace and its branch, the model, the approval mode, the sandbox and
 // where help is.
 func (m *model) orient() {
-	s := m.svc.Session()
+	m.tr.info(orientBlock(m.svc.Session()))
+}
+
+// orientBlock is the first screen's block for session s: its title and
+// rows.
+func orientBlock(s protocol.SessionInfo) (string, []transcript.InfoRow) {
 	title := "agent · " + s.Name
 	if s.Branch != "" {
 		title += " · " + s.Branch
@@ -32,7 +39,7 @@ func (m *model) orient() {
 		rows = append(rows, transcript.InfoRow{Value: "sandbox: " + s.SandboxNote, Warn: true})
 	}
 	rows = append(rows, transcript.InfoRow{Value: helpHint})
-	m.tr.info(title, rows)
+	return title, rows
 }
 
 // showStatus is /status: the whole session in one block.
@@ -42,7 +49,29 @@ func (m *model) showStatus() {
 
 // statusRows are /status's rows.
 func (m *model) statusRows() []transcript.InfoRow {
-	s := m.svc.Session()
+	return statusRowsOf(statusFacts{Session: m.svc.Session(), Model: m.svc.Model(), Mode: m.svc.Mode(),
+		Tokens: m.tr.tokens, Cost: m.statusCost(), Used: m.tr.context.TotalTokens,
+		Window: contextWindow(m.svc.Settings().Window, m.tr.context.Budget), Run: m.runID()})
+}
+
+// statusFacts are what /status shows: the session, and what the session
+// has switched to and spent so far.
+type statusFacts struct {
+	Session protocol.SessionInfo
+	Model   string
+	Mode    event.ApprovalMode
+	Tokens  event.TokenCount
+	// Cost is the session's cost in words ("": nothing priced yet).
+	Cost string
+	// Used are the tokens of the last model request, Window the context
+	// window (0: unknown).
+	Used, Window int
+	Run          string
+}
+
+// statusRowsOf are /status's rows for f.
+func statusRowsOf(f statusFacts) []transcript.InfoRow {
+	s := f.Session
 	branch := s.Branch
 	switch {
 	case !s.Git:
@@ -58,31 +87,28 @@ func (m *model) statusRows() []transcript.InfoRow {
 	if s.SandboxNote != "" {
 		sandbox += " (" + s.SandboxNote + ")"
 	}
-	set := m.svc.Settings()
 	ctxLine := "no model request yet"
-	if used := m.tr.context.TotalTokens; used > 0 {
-		ctxLine = textutil.Count(used) + " tokens"
-		if w := contextWindow(set.Window, m.tr.context.Budget); w > 0 {
-			ctxLine += fmt.Sprintf(" of %s (%d%%)", textutil.Count(w), used*100/w)
+	if f.Used > 0 {
+		ctxLine = textutil.Count(f.Used) + " tokens"
+		if f.Window > 0 {
+			ctxLine += fmt.Sprintf(" of %s (%d%%)", textutil.Count(f.Window), f.Used*100/f.Window)
 		}
 	}
 	rows := []transcript.InfoRow{
 		{Key: "workspace", Value: s.Workspace},
 		{Key: "branch", Value: branch},
 		{Key: "provider", Value: endpoint},
-		{Key: "model", Value: m.svc.Model()},
-		{Key: "approval", Value: string(m.svc.Mode())},
+		{Key: "model", Value: f.Model},
+		{Key: "approval", Value: string(f.Mode)},
 		{Key: "sandbox", Value: sandbox},
-		{Key: "tokens", Value: fmt.Sprintf("%s in · %s out", textutil.Count(m.tr.tokens.Input), textutil.Count(m.tr.tokens.Output))},
+		{Key: "tokens", Value: fmt.Sprintf("%s in · %s out", textutil.Count(f.Tokens.Input), textutil.Count(f.Tokens.Output))},
 	}
-	// cost: the row of the run's cost goes here (statusCost, once prices
-	// are known).
-	if c := m.statusCost(); c != "" {
-		rows = append(rows, transcript.InfoRow{Key: "cost", Value: c})
+	if f.Cost != "" {
+		rows = append(rows, transcript.InfoRow{Key: "cost", Value: f.Cost})
 	}
 	rows = append(rows,
 		transcript.InfoRow{Key: "context", Value: ctxLine},
-		transcript.InfoRow{Key: "run", Value: orNone(m.runID())},
+		transcript.InfoRow{Key: "run", Value: orNone(f.Run)},
 		transcript.InfoRow{Key: "journal", Value: s.Journal},
 	)
 	return rows

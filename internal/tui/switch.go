@@ -13,6 +13,7 @@ import (
 	"agent/internal/termtext"
 	"agent/internal/tui/picker"
 	"agent/internal/tui/textutil"
+	"agent/internal/tui/theme"
 )
 
 // Switching in a session: shift+tab and /mode switch the approval mode,
@@ -198,16 +199,23 @@ func (m *model) switchModel(name, note string) tea.Cmd {
 func (m *model) askPlan(plan string) tea.Cmd {
 	m.plan = plan
 	m.overlay, m.pick = overlayPicker, pickPlan
-	m.picker = picker.New(picker.Options{Theme: m.th, Title: "Approve the plan?", Choose: "choose",
+	m.picker = planPicker(m.th)
+	m.layout()
+	return nil
+}
+
+// planPicker is the plan prompt's picker: approve in one of the modes, or
+// keep planning.
+func planPicker(th *theme.Theme) *picker.Model {
+	p := picker.New(picker.Options{Theme: th, Title: "Approve the plan?", Choose: "choose",
 		Note: "plan mode: nothing was written or run; approving goes on in the mode you pick (journaled)"})
 	var items []picker.Item
 	for _, md := range []event.ApprovalMode{event.ApprovalAsk, event.ApprovalAutoEdit, event.ApprovalFullAuto} {
 		items = append(items, picker.Item{ID: string(md), Title: "approve, go on in " + string(md), Detail: modeWords[md]})
 	}
 	items = append(items, picker.Item{ID: planReject, Title: "keep planning", Detail: "type what to change; the model plans again"})
-	m.picker.SetItems(items)
-	m.layout()
-	return nil
+	p.SetItems(items)
+	return p
 }
 
 // onPlanPicked acts on the plan prompt.
