@@ -284,11 +284,9 @@ func TestAttackHookScriptInWorkspaceRewritten(t *testing.T) {
 
 // What a hook left running in its own process group (a child in the
 // background) when the agent is SIGKILLed: the hook's shell dies with the
-// agent (Pdeathsig), but its children are orphaned and live on, and no one
-// knows their group (a command's process group is journaled, and resume
-// ends it; a hook's is not).
+// agent (Pdeathsig), and its orphaned children must die too (the hook's
+// keeper kills its group), not live on where no one knows their group.
 func TestAttackHookChildOutlivesKilledAgent(t *testing.T) {
-	t.Skip("gap: a hook's background children outlive a SIGKILLed agent (only the hook's shell has Pdeathsig; the hook's process group is not journaled for resume to end, as a command's is)")
 	h := newHookEnv(t, script(
 		turn("", call("c1", "run_command", map[string]any{"command": "echo ran"})),
 		turn("done"),

@@ -2,7 +2,8 @@
 // config): which hook matches an event and a tool, running it as the
 // person's own program (bash -c, outside the sandbox, with the scrubbed
 // environment commands get, no terminal, a timeout that kills its whole
-// process group), the JSON it reads on stdin (redacted) and how its answer
+// process group, kept by a keeper process that kills the group should the
+// agent die first), the JSON it reads on stdin (redacted) and how its answer
 // (exit code, optional JSON on stdout) is read. A before_tool_call hook
 // that fails, hangs or answers garbage fails closed: the call is denied.
 //

@@ -209,6 +209,10 @@ func (r *Runner) exec(ctx context.Context, h Hook, dir string, input []byte) Ans
 		return a
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	// The keeper is started before the hook and told its group right
+	// after: a SIGKILLed agent leaves no background child of the hook
+	// running.
+	keeper := startWatchdog()
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -217,10 +221,12 @@ func (r *Runner) exec(ctx context.Context, h Hook, dir string, input []byte) Ans
 		inW.Close()
 		outR.Close()
 		errR.Close()
+		keeper.release()
 		a.Err = fmt.Errorf("could not start: %w", err)
 		return a
 	}
 	pgid := cmd.Process.Pid
+	keeper.guard(pgid)
 	go func() {
 		inW.Write(input) // a hook that does not read its input gets EPIPE
 		inW.Close()
@@ -255,6 +261,7 @@ func (r *Runner) exec(ctx context.Context, h Hook, dir string, input []byte) Ans
 	}
 	// A hook does not outlive its answer: what it left running ends now.
 	syscall.Kill(-pgid, syscall.SIGKILL)
+	keeper.release()
 	for range 2 {
 		select {
 		case <-readDone:
