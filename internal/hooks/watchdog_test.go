@@ -16,8 +16,9 @@ func startGroup(t *testing.T) int {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL); cmd.Wait() })
-	go cmd.Wait()
+	reaped := make(chan struct{})
+	go func() { cmd.Wait(); close(reaped) }() // reaped at once: a zombie would keep the group alive
+	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL); <-reaped })
 	return pid
 }
 
