@@ -189,22 +189,18 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 			toks = append(toks, gtok{off: int32(i), end: int32(j), line: line, kind: tkLit, op: 0})
 			semi = true
 			i = j
-		case c == '"':
-			j := i + 1
-			for j < n && s[j] != '"' {
-				if s[j] == '\\' {
-					j++
-				} else if s[j] == '\n' {
-					return toks, false
-				}
-				j++
-			}
-			if j >= n {
+		case c == '"' || c == '\'':
+			j, ok := quotedEnd(s, i)
+			if !ok {
 				return toks, false
 			}
-			toks = append(toks, gtok{off: int32(i), end: int32(j + 1), line: line, kind: tkString, op: 0})
+			kind := tkString
+			if c == '\'' {
+				kind = tkLit
+			}
+			toks = append(toks, gtok{off: int32(i), end: int32(j), line: line, kind: kind, op: 0})
 			semi = true
-			i = j + 1
+			i = j
 		case c == '`':
 			k := strings.IndexByte(s[i+1:], '`')
 			if k < 0 {
@@ -213,22 +209,6 @@ func lexGo(s string, toks []gtok) (_ []gtok, ok bool) {
 			j := i + 1 + k
 			toks = append(toks, gtok{off: int32(i), end: int32(j + 1), line: line, kind: tkString, op: 0})
 			line += int32(strings.Count(s[i:j], "\n"))
-			semi = true
-			i = j + 1
-		case c == '\'':
-			j := i + 1
-			for j < n && s[j] != '\'' {
-				if s[j] == '\\' {
-					j++
-				} else if s[j] == '\n' {
-					return toks, false
-				}
-				j++
-			}
-			if j >= n {
-				return toks, false
-			}
-			toks = append(toks, gtok{off: int32(i), end: int32(j + 1), line: line, kind: tkLit, op: 0})
 			semi = true
 			i = j + 1
 		case c == '/' && i+1 < n && s[i+1] == '/':
@@ -385,4 +365,22 @@ func opAt(s string, i int) (byte, int) {
 		return opOther, 1
 	}
 	return 0, 0
+}
+
+// quotedEnd returns the end (past the closing quote) of the interpreted
+// string or rune literal opening at s[i]; false for one a newline or the
+// end of the text cuts.
+func quotedEnd(s string, i int) (int, bool) {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case q:
+			return j + 1, true
+		case '\\':
+			j++
+		case '\n':
+			return 0, false
+		}
+	}
+	return 0, false
 }
