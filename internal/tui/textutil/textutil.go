@@ -47,6 +47,20 @@ func Shorten(s string, n int) string {
 	return ansi.Truncate(s, max(0, n), "…")
 }
 
+// FirstFit returns the first of alts (longest first) that fits in width
+// columns, else the last one; the caller still cuts it to width.
+func FirstFit(alts []string, width int) string {
+	for _, a := range alts {
+		if ansi.StringWidth(a) <= width {
+			return a
+		}
+	}
+	if len(alts) == 0 {
+		return ""
+	}
+	return alts[len(alts)-1]
+}
+
 // Count formats n with thousands separators: 128,000.
 func Count(n int) string {
 	s := strconv.Itoa(n)
