@@ -356,7 +356,7 @@ func (d *CheckpointDrawer) previewLines() []string {
 			lines = append(lines, l)
 		}
 	} else {
-		lines = plainDiff(th, diff, cw)
+		lines = textutil.PlainDiff(diff, cw, textutil.DiffStyles{Text: th.Text, Header: th.Dim, Hunk: th.HunkLine, Add: th.Add, Del: th.Del})
 	}
 	d.cache.id, d.cache.diff, d.cache.width, d.cache.lines = d.previewID, d.previewDiff, cw, lines
 	return lines
