@@ -60,12 +60,14 @@ func (m *model) childKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *model) childView(h int) string {
 	s := m.subs.order[min(m.childIdx, len(m.subs.order)-1)]
 	th := m.th
-	title := fmt.Sprintf("subagent %d/%d · %s · %s", m.childIdx+1, len(m.subs.order), s.kind, termtext.OneLine(s.label()))
+	title := fmt.Sprintf("subagent %d/%d · %s · %s", m.childIdx+1, len(m.subs.order), termtext.OneLine(s.kind), termtext.OneLine(s.label()))
 	state := s.status.String()
 	if d := s.detail(m); d != "" {
 		state += " · " + d
 	}
-	head := ansi.Truncate(th.Text.Bold(true).Render(title)+"  "+th.Dim.Render(state), m.width, "…")
+	// state carries what the child is doing: a tool name and its arguments,
+	// model output, so through the sanitiser like the transcript's row.
+	head := ansi.Truncate(th.Text.Bold(true).Render(title)+"  "+th.Dim.Render(termtext.OneLine(state)), m.width, "…")
 	hint := th.Faint.Render(ansi.Truncate("read-only · ←/→ other subagents · pgup/pgdn scroll · esc closes", m.width, "…"))
 	s.tr.view.SetSize(m.width, max(h-2, 1))
 	return head + "\n" + hint + "\n" + s.tr.view.View()

@@ -18,18 +18,7 @@ import (
 // and the fork's files are undone by rolling back to the checkpoint taken
 // before it.
 func TestForkFromHereInTheRewindList(t *testing.T) {
-	h := newHarness(t, "full-auto", greet,
-		turnJSON("Changing it.", edit("c1", `"Hello"`, `"Hi"`)), turnJSON("Done one."),
-		turnJSON("Again.", edit("c2", `"Hi"`, `"Hey"`)), turnJSON("Done two."))
-	main := filepath.Join(h.ws, "main.go")
-	h.text("FIRSTMSG greet less formally")
-	h.enter()
-	h.idle()
-	h.text("SECONDMSG shorter still")
-	h.enter()
-	h.until("the second answer", func(m *model) bool {
-		return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "Done two.")
-	})
+	h, main := twoEditingMessages(t)
 	parent := ""
 	h.probe(func(m *model) { parent = m.runID() })
 	before := len(h.events())

@@ -22,18 +22,7 @@ func (h *harness) escEsc() {
 // puts the message back in the composer, and the rewind is undoable from
 // the per-call checkpoints, one key (k) away.
 func TestEscEscRewindsToFirstMessage(t *testing.T) {
-	h := newHarness(t, "full-auto", greet,
-		turnJSON("Changing it.", edit("c1", `"Hello"`, `"Hi"`)), turnJSON("Done one."),
-		turnJSON("Again.", edit("c2", `"Hi"`, `"Hey"`)), turnJSON("Done two."))
-	main := filepath.Join(h.ws, "main.go")
-	h.text("FIRSTMSG greet less formally")
-	h.enter()
-	h.idle()
-	h.text("SECONDMSG shorter still")
-	h.enter()
-	h.until("the second answer", func(m *model) bool {
-		return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "Done two.")
-	})
+	h, main := twoEditingMessages(t)
 	if !strings.Contains(readFile(t, main), `"Hey"`) {
 		t.Fatal("the edits did not happen")
 	}
@@ -108,4 +97,24 @@ func TestEscWhileRunningInterrupts(t *testing.T) {
 			t.Error("an Esc that interrupted paired with the next into the rewind list")
 		}
 	})
+}
+
+// twoEditingMessages runs two messages of the person's (FIRSTMSG,
+// SECONDMSG), each answered by an edit of main.go ("Hello" → "Hi" → "Hey"),
+// and returns once the second answer is on screen, with main.go's path.
+func twoEditingMessages(t *testing.T) (*harness, string) {
+	t.Helper()
+	h := newHarness(t, "full-auto", greet,
+		turnJSON("Changing it.", edit("c1", `"Hello"`, `"Hi"`)), turnJSON("Done one."),
+		turnJSON("Again.", edit("c2", `"Hi"`, `"Hey"`)), turnJSON("Done two."))
+	main := filepath.Join(h.ws, "main.go")
+	h.text("FIRSTMSG greet less formally")
+	h.enter()
+	h.idle()
+	h.text("SECONDMSG shorter still")
+	h.enter()
+	h.until("the second answer", func(m *model) bool {
+		return m.phase == phaseIdle && strings.Contains(stripANSI(m.View().Content), "Done two.")
+	})
+	return h, main
 }

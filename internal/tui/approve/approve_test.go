@@ -7,7 +7,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
@@ -523,18 +522,5 @@ func TestInactive(t *testing.T) {
 	}
 	if _, ok := m.Head(); ok {
 		t.Fatal("Head of an empty queue")
-	}
-}
-
-// paint styles a line exactly as the style's Render does.
-func TestPaintMatchesRender(t *testing.T) {
-	for _, th := range []*theme.Theme{theme.New(true, false), theme.New(false, false), theme.New(true, true)} {
-		for _, st := range []lipgloss.Style{th.Text, th.Dim, th.HunkLine, th.Add, th.Del, th.AddLine, th.DelLine, th.ErrorText} {
-			for _, s := range []string{"+x := 1", "", "-héllo wörld ✓", "x"} {
-				if got, want := paint(st)(s), st.Render(s); got != want {
-					t.Errorf("paint %q = %q, Render %q", s, got, want)
-				}
-			}
-		}
 	}
 }

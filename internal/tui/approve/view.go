@@ -268,51 +268,7 @@ func (m *Model) diffLines(diff string, cw int) []string {
 		}
 		return lines
 	}
-	return PlainDiff(m.th, diff, cw)
-}
-
-// PlainDiff renders a unified diff without a diff view: headers dim, hunk
-// headers, added and removed lines in the theme's colours, every line
-// wrapped at width.
-func PlainDiff(th *theme.Theme, diff string, width int) []string {
-	text, dim, hunk, add, del := paint(th.Text), paint(th.Dim), paint(th.HunkLine), paint(th.Add), paint(th.Del)
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
-		style := text
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"),
-			strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
-			style = dim
-		case strings.HasPrefix(l, "@@"):
-			style = hunk
-		case strings.HasPrefix(l, "+"):
-			style = add
-		case strings.HasPrefix(l, "-"):
-			style = del
-		}
-		if ansi.StringWidth(l) <= width {
-			out = append(out, style(l))
-			continue
-		}
-		for _, row := range strings.Split(ansi.Hardwrap(l, max(1, width), true), "\n") {
-			out = append(out, style(row))
-		}
-	}
-	return out
-}
-
-// paint returns a function that styles text as style.Render would for a
-// single line without tabs, rendering the style once (a diff has thousands
-// of lines).
-func paint(style lipgloss.Style) func(string) string {
-	const probe = "x"
-	r := style.Render(probe)
-	i := strings.Index(r, probe)
-	if i < 0 {
-		return func(s string) string { return style.Render(s) }
-	}
-	pre, post := r[:i], r[i+len(probe):]
-	return func(s string) string { return pre + s + post }
+	return textutil.PlainDiff(diff, cw, diffStyles(m.th))
 }
 
 // View renders the box: the header, the visible part of the body, a scroll
@@ -356,4 +312,9 @@ func (m *Model) View() string {
 		w = defaultWidth
 	}
 	return textutil.DrawBox(m.box(), max(w, m.box().GetHorizontalFrameSize()+1), rows)
+}
+
+// diffStyles are the theme's styles for a diff shown without the diff view.
+func diffStyles(th *theme.Theme) textutil.DiffStyles {
+	return textutil.DiffStyles{Text: th.Text, Header: th.Dim, Hunk: th.HunkLine, Add: th.Add, Del: th.Del}
 }

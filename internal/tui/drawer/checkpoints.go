@@ -356,7 +356,7 @@ func (d *CheckpointDrawer) previewLines() []string {
 			lines = append(lines, l)
 		}
 	} else {
-		lines = plainDiff(th, diff, cw)
+		lines = textutil.PlainDiff(diff, cw, textutil.DiffStyles{Text: th.Text, Header: th.Dim, Hunk: th.HunkLine, Add: th.Add, Del: th.Del})
 	}
 	d.cache.id, d.cache.diff, d.cache.width, d.cache.lines = d.previewID, d.previewDiff, cw, lines
 	return lines
@@ -472,14 +472,7 @@ func (d *CheckpointDrawer) bottomRows(cw int) []string {
 			"↑↓ · pgup pgdn · p · c v b roll back · esc",
 		}
 	}
-	hint := hints[len(hints)-1]
-	for _, h := range hints {
-		if ansi.StringWidth(h) <= cw {
-			hint = h
-			break
-		}
-	}
-	return []string{th.Faint.Render(textutil.Shorten(hint, cw))}
+	return []string{th.Faint.Render(textutil.Shorten(textutil.FirstFit(hints, cw), cw))}
 }
 
 // View renders the list, the preview when open, and the hint or the

@@ -15,11 +15,6 @@
 package drawer
 
 import (
-	"strings"
-
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
-
 	"agent/internal/tui/textutil"
 	"agent/internal/tui/theme"
 )
@@ -97,52 +92,4 @@ func window(body []string, off, h int) ([]string, int) {
 	h = max(0, min(h, len(body)))
 	off = min(max(0, off), len(body)-h)
 	return body[off : off+h], off
-}
-
-// plainDiff renders a unified diff without a diff view: headers dim, hunk
-// headers, added and removed lines in the theme's colours, every line
-// wrapped at width so nothing is hidden.
-func plainDiff(th *theme.Theme, diff string, width int) []string {
-	text, dim, hunk, add, del := paint(th.Text), paint(th.Dim), paint(th.HunkLine), paint(th.Add), paint(th.Del)
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
-		style := text
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"),
-			strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
-			style = dim
-		case strings.HasPrefix(l, "@@"):
-			style = hunk
-		case strings.HasPrefix(l, "+"):
-			style = add
-		case strings.HasPrefix(l, "-"):
-			style = del
-		}
-		if ansi.StringWidth(l) <= width {
-			out = append(out, style(l))
-			continue
-		}
-		for _, row := range wrapHard(l, width) {
-			out = append(out, style(row))
-		}
-	}
-	return out
-}
-
-// paint returns a function that styles text as style.Render would for a
-// single line without tabs, rendering the style once (a diff has thousands
-// of lines).
-func paint(style lipgloss.Style) func(string) string {
-	const probe = "x"
-	r := style.Render(probe)
-	i := strings.Index(r, probe)
-	if i < 0 {
-		return func(s string) string { return style.Render(s) }
-	}
-	pre, post := r[:i], r[i+len(probe):]
-	return func(s string) string { return pre + s + post }
-}
-
-func wrapHard(s string, width int) []string {
-	return strings.Split(ansi.Hardwrap(s, max(1, width), true), "\n")
 }

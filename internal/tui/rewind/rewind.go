@@ -291,14 +291,7 @@ func (m *Model) bottomRows(cw int) []string {
 		"↑↓ · enter both · c code · v conversation · k checkpoints · esc",
 		"↑↓ · enter/c/v rewind · k checkpoints · esc",
 	}
-	hint := hints[len(hints)-1]
-	for _, h := range hints {
-		if ansi.StringWidth(h) <= cw {
-			hint = h
-			break
-		}
-	}
-	return []string{th.Faint.Render(textutil.Shorten(hint, cw))}
+	return []string{th.Faint.Render(textutil.Shorten(textutil.FirstFit(hints, cw), cw))}
 }
 
 // View renders the box: the title, the messages, the keys or the

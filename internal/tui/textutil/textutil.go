@@ -47,6 +47,20 @@ func Shorten(s string, n int) string {
 	return ansi.Truncate(s, max(0, n), "…")
 }
 
+// FirstFit returns the first of alts (longest first) that fits in width
+// columns, else the last one; the caller still cuts it to width.
+func FirstFit(alts []string, width int) string {
+	for _, a := range alts {
+		if ansi.StringWidth(a) <= width {
+			return a
+		}
+	}
+	if len(alts) == 0 {
+		return ""
+	}
+	return alts[len(alts)-1]
+}
+
 // Count formats n with thousands separators: 128,000.
 func Count(n int) string {
 	s := strconv.Itoa(n)
@@ -104,4 +118,51 @@ func DrawBox(box lipgloss.Style, w int, rows []string) string {
 	s.WriteByte('\n')
 	s.WriteString(st.Render(b.BottomLeft + strings.Repeat(b.Bottom, inner) + b.BottomRight))
 	return s.String()
+}
+
+// DiffStyles are the styles PlainDiff paints a diff's lines with: Header
+// for the file headers (diff, index, ---, +++), Hunk for @@ lines.
+type DiffStyles struct{ Text, Header, Hunk, Add, Del lipgloss.Style }
+
+// PlainDiff renders a unified diff without a diff view: each line in its
+// style, every line wrapped at width so nothing is hidden.
+func PlainDiff(diff string, width int, st DiffStyles) []string {
+	text, dim, hunk, add, del := Paint(st.Text), Paint(st.Header), Paint(st.Hunk), Paint(st.Add), Paint(st.Del)
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+		style := text
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"),
+			strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
+			style = dim
+		case strings.HasPrefix(l, "@@"):
+			style = hunk
+		case strings.HasPrefix(l, "+"):
+			style = add
+		case strings.HasPrefix(l, "-"):
+			style = del
+		}
+		if ansi.StringWidth(l) <= width {
+			out = append(out, style(l))
+			continue
+		}
+		for _, row := range strings.Split(ansi.Hardwrap(l, max(1, width), true), "\n") {
+			out = append(out, style(row))
+		}
+	}
+	return out
+}
+
+// Paint returns a function that styles text as style.Render would for a
+// single line without tabs, rendering the style once (a diff has thousands
+// of lines).
+func Paint(style lipgloss.Style) func(string) string {
+	const probe = "x"
+	r := style.Render(probe)
+	i := strings.Index(r, probe)
+	if i < 0 {
+		return func(s string) string { return style.Render(s) }
+	}
+	pre, post := r[:i], r[i+len(probe):]
+	return func(s string) string { return pre + s + post }
 }
