@@ -10,8 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"agent/internal/proc"
 )
 
 // Input is the JSON object a hook reads on stdin. Every text in it has
@@ -251,16 +252,16 @@ func (r *Runner) exec(ctx context.Context, h Hook, dir string, input []byte) Ans
 	select {
 	case werr = <-waited:
 	case <-timer.C:
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		proc.KillGroup(pgid)
 		<-waited
 		a.Err = fmt.Errorf("%w after %s (killed with its process group)", ErrTimeout, h.timeout())
 	case <-ctx.Done():
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		proc.KillGroup(pgid)
 		<-waited
 		a.Err = fmt.Errorf("cancelled: %w", ctx.Err())
 	}
 	// A hook does not outlive its answer: what it left running ends now.
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	proc.KillGroup(pgid)
 	keeper.release()
 	for range 2 {
 		select {
