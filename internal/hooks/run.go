@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"agent/internal/proc"
 )
@@ -312,9 +313,14 @@ func colon(s string) string {
 	return ": " + clip(s, 300)
 }
 
+// clip cuts s to at most n bytes at a character boundary (a hook's stderr
+// may be any UTF-8: a reason cut inside a character would not be valid).
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
