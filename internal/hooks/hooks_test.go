@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"agent/internal/agent"
 	"agent/internal/approval"
@@ -338,4 +339,14 @@ func TestCancelled(t *testing.T) {
 		t.Error("an interrupted hook decided the call")
 	}
 	assertGone(t, filepath.Join(dir, "child"))
+}
+
+func TestClipKeepsCharacters(t *testing.T) {
+	got := clip("aé", 2) // é is two bytes: byte 2 is inside it
+	if got != "a…" || !utf8.ValidString(got) {
+		t.Fatalf("clip = %q", got)
+	}
+	if got := clip("abc", 3); got != "abc" {
+		t.Fatalf("clip = %q", got)
+	}
 }

@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+	"unicode/utf8"
+
+	"agent/internal/proc"
 )
 
 // Input is the JSON object a hook reads on stdin. Every text in it has
@@ -251,16 +253,16 @@ func (r *Runner) exec(ctx context.Context, h Hook, dir string, input []byte) Ans
 	select {
 	case werr = <-waited:
 	case <-timer.C:
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		proc.KillGroup(pgid)
 		<-waited
 		a.Err = fmt.Errorf("%w after %s (killed with its process group)", ErrTimeout, h.timeout())
 	case <-ctx.Done():
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		proc.KillGroup(pgid)
 		<-waited
 		a.Err = fmt.Errorf("cancelled: %w", ctx.Err())
 	}
 	// A hook does not outlive its answer: what it left running ends now.
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	proc.KillGroup(pgid)
 	keeper.release()
 	for range 2 {
 		select {
@@ -311,9 +313,14 @@ func colon(s string) string {
 	return ": " + clip(s, 300)
 }
 
+// clip cuts s to at most n bytes at a character boundary (a hook's stderr
+// may be any UTF-8: a reason cut inside a character would not be valid).
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
