@@ -109,27 +109,21 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 // names a parent call); a run whose start cannot be read counts as one, so
 // its worktree is kept rather than removed unread.
 func isTaskChild(ctx context.Context, st *store.Store, id string) bool {
-	evs, err := st.Events(ctx, id, 0)
-	if err != nil || len(evs) == 0 {
-		return true
-	}
-	d, ok := evs[0].Data.(*event.RunStartedData)
-	return !ok || d.ParentCall != ""
+	d, err := st.Start(ctx, id)
+	return err != nil || d == nil || d.ParentCall != ""
 }
 
 // workerRecord finds the task_started of worker run id in its parent's
 // journal, and whether the parent applied its changes (an
 // apply_task_changes call of that task that ended ok).
 func workerRecord(ctx context.Context, st *store.Store, id string) (event.TaskStartedData, bool, error) {
-	evs, err := st.Events(ctx, id, 0)
+	d, err := st.Start(ctx, id)
 	if err != nil {
 		return event.TaskStartedData{}, false, err
 	}
 	var parent string
-	if len(evs) > 0 {
-		if d, ok := evs[0].Data.(*event.RunStartedData); ok {
-			parent = d.ParentRun
-		}
+	if d != nil {
+		parent = d.ParentRun
 	}
 	if parent == "" {
 		return event.TaskStartedData{}, false, errors.New("its run names no parent")
