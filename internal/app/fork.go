@@ -123,7 +123,7 @@ func (h *Home) PrepareFork(ctx context.Context, checkpointID string, opt ForkOpt
 	}
 	wt, err := worktree.Add(ctx, worktree.AddOptions{
 		Repo:   cp.Workspace,
-		Path:   filepath.Join(home, "worktrees", f.RunID),
+		Path:   worktreeDir(home, f.RunID),
 		Branch: ForkBranchPrefix + f.RunID,
 		Tree: func(dst storer.EncodedObjectStorer) (plumbing.Hash, error) {
 			return repo.CopyTree(ctx, cp.ID, dst)

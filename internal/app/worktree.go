@@ -30,7 +30,7 @@ import (
 	"agent/internal/worktree"
 )
 
-// worktreeDir is where the worktree of worker run id lives: under the
+// worktreeDir is where the worktree of run id (a worker's or a fork's) lives: under the
 // state directory, which commands of the worker see only down to it.
 func worktreeDir(home, runID string) string { return filepath.Join(home, "worktrees", runID) }
 
