@@ -18,11 +18,34 @@ import (
 	"agent/internal/tools"
 )
 
+// journals reads each run's journal once for a batch of plans: a parent's
+// is read once for all of its workers (workerRecord).
+type journals struct {
+	st *store.Store
+	m  map[string][]event.Event
+}
+
+func newJournals(st *store.Store) *journals {
+	return &journals{st: st, m: map[string][]event.Event{}}
+}
+
+func (j *journals) events(ctx context.Context, runID string) ([]event.Event, error) {
+	if evs, ok := j.m[runID]; ok {
+		return evs, nil
+	}
+	evs, err := j.st.Events(ctx, runID, 0)
+	if err != nil {
+		return nil, err
+	}
+	j.m[runID] = evs
+	return evs, nil
+}
+
 // withTaskChildren returns runs with every run of their trees below them,
 // each child before its parent, each run once; and the workers named in
 // their journals that never got a run (a crash between task_started and
 // the child's start), whose worktrees go with their parent.
-func withTaskChildren(ctx context.Context, st *store.Store, runs []store.Run) ([]store.Run, []event.TaskStartedData, error) {
+func withTaskChildren(ctx context.Context, st *store.Store, js *journals, runs []store.Run) ([]store.Run, []event.TaskStartedData, error) {
 	seen := map[string]bool{}
 	var out []store.Run
 	var orphans []event.TaskStartedData
@@ -32,7 +55,7 @@ func withTaskChildren(ctx context.Context, st *store.Store, runs []store.Run) ([
 			return nil
 		}
 		seen[r.ID] = true
-		evs, err := st.Events(ctx, r.ID, 0)
+		evs, err := js.events(ctx, r.ID)
 		if err != nil {
 			return err
 		}
@@ -76,7 +99,7 @@ type worktreePlan struct {
 // planWorktree decides about the worktree of run r, if it is a worker's
 // (its workspace is under the state directory's worktrees). It reads the
 // parent's journal, so it runs before anything of the tree is deleted.
-func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePlan {
+func planWorktree(ctx context.Context, st *store.Store, js *journals, r store.Run) *worktreePlan {
 	dir := worktreeDir(st.Home(), r.ID)
 	if filepath.Clean(r.Workspace) != dir {
 		return nil
@@ -85,7 +108,7 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 		return nil // a fork's worktree, also under worktrees/: the fork's removal owns it
 	}
 	p := &worktreePlan{dir: dir, branch: taskBranch(r.ID)}
-	ts, applied, err := workerRecord(ctx, st, r.ID)
+	ts, applied, err := workerRecord(ctx, st, js, r.ID)
 	switch {
 	case err != nil:
 		p.keep = fmt.Sprintf("its parent's record of it cannot be read (%v), so whether its changes were applied is unknown", err)
@@ -116,7 +139,7 @@ func isTaskChild(ctx context.Context, st *store.Store, id string) bool {
 // workerRecord finds the task_started of worker run id in its parent's
 // journal, and whether the parent applied its changes (an
 // apply_task_changes call of that task that ended ok).
-func workerRecord(ctx context.Context, st *store.Store, id string) (event.TaskStartedData, bool, error) {
+func workerRecord(ctx context.Context, st *store.Store, js *journals, id string) (event.TaskStartedData, bool, error) {
 	d, err := st.Start(ctx, id)
 	if err != nil {
 		return event.TaskStartedData{}, false, err
@@ -128,7 +151,7 @@ func workerRecord(ctx context.Context, st *store.Store, id string) (event.TaskSt
 	if parent == "" {
 		return event.TaskStartedData{}, false, errors.New("its run names no parent")
 	}
-	pevs, err := st.Events(ctx, parent, 0)
+	pevs, err := js.events(ctx, parent)
 	if err != nil {
 		return event.TaskStartedData{}, false, err
 	}
