@@ -194,7 +194,7 @@ func finishWorktree(ctx context.Context, runID string, p *worktreePlan, opt *Del
 			"remove it with git worktree remove --force %s && git branch -D %s", p.dir, p.branch, runID, p.keep, p.dir, p.dir, p.branch))
 		return
 	}
-	if err := removeTaskWorktree(ctx, p.dir, p.branch); err != nil {
+	if err := removeTaskWorktree(p.dir, p.branch); err != nil {
 		opt.warn(fmt.Sprintf("could not remove the worktree %s of run %s: %v", p.dir, runID, strings.TrimSpace(err.Error())))
 	}
 }
