@@ -123,7 +123,7 @@ func (h *Home) PrepareFork(ctx context.Context, checkpointID string, opt ForkOpt
 	}
 	wt, err := worktree.Add(ctx, worktree.AddOptions{
 		Repo:   cp.Workspace,
-		Path:   filepath.Join(home, "worktrees", f.RunID),
+		Path:   worktreeDir(home, f.RunID),
 		Branch: ForkBranchPrefix + f.RunID,
 		Tree: func(dst storer.EncodedObjectStorer) (plumbing.Hash, error) {
 			return repo.CopyTree(ctx, cp.ID, dst)
@@ -178,26 +178,14 @@ func (s *Service) StartFork(ctx context.Context, f *Fork, named func(runID strin
 	if named != nil {
 		named(f.RunID)
 	}
-	if err := s.setPolicy(f.RunID, set.Approval, set.Allow, set.Deny); err != nil {
-		return nil, err
-	}
 	prompt := f.message
 	if strings.TrimSpace(prompt) == "" {
 		prompt = f.prompt
 	}
-	if err := s.store.CreateRun(ctx, store.Run{ID: f.RunID, Workspace: set.Workspace, Model: set.Model, Approval: set.Approval, Prompt: s.red.Redact(prompt)}); err != nil {
-		s.dropPolicy(f.RunID)
+	r, err := s.createRun(ctx, f.RunID, prompt, f.message, set.Model, set.Approval)
+	if err != nil {
 		return nil, err
 	}
-	r := &Run{s: s, id: f.RunID, prompt: prompt, checked: f.message}
-	if err := r.takeLock(); err != nil {
-		s.dropPolicy(f.RunID)
-		return nil, err
-	}
-	r.state = agent.NewState(f.RunID, set.Workspace, set.Model, set.Approval)
-	r.state.Allow, r.state.Deny = set.Allow, set.Deny
-	r.state.Spend.Limits = set.Budget
-	r.startSwitches()
 	fail := func(err error) (*Run, error) {
 		r.Close()
 		return nil, err

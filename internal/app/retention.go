@@ -78,7 +78,7 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		return &UsageError{Err: &unknownRunsError{errs: missing}}
 	}
 	// A parent goes with its subagents (subagents_rm.go), children first.
-	runs, orphans, err := withTaskChildren(ctx, st, runs)
+	runs, orphans, err := withTaskChildren(ctx, st, newJournals(st), runs)
 	if err != nil {
 		return err
 	}
@@ -100,8 +100,9 @@ func deleteRuns(ctx context.Context, st *store.Store, ids []string, opt DeleteOp
 		locks = append(locks, l)
 	}
 	plans := map[string]*worktreePlan{}
+	js := newJournals(st) // read under the locks, before anything is deleted
 	for _, r := range runs {
-		plans[r.ID] = planWorktree(ctx, st, r)
+		plans[r.ID] = planWorktree(ctx, st, js, r)
 	}
 	n := 0
 	defer func() {
@@ -169,7 +170,7 @@ func pruneOlder(ctx context.Context, st *store.Store, olderThan time.Duration, o
 		if err != nil {
 			return n, err
 		}
-		plan := planWorktree(ctx, st, r)
+		plan := planWorktree(ctx, st, newJournals(st), r)
 		del, err := deleteRun(ctx, st, r, opt.Reason, l, opt.warn)
 		_ = l.Unlock()
 		if err != nil {

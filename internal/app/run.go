@@ -66,8 +66,24 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 	if named != nil {
 		named(id)
 	}
+	r, err := s.createRun(ctx, id, prompt, "", s.Model(), s.Mode()) // as switched in the session
+	if err != nil {
+		return nil, err
+	}
+	if err := s.runner.Start(ctx, r.state, prompt); err != nil {
+		r.Close()
+		return nil, err
+	}
+	s.sessionHooks(id, "new")
+	return r, nil
+}
+
+// createRun is the start NewRun and StartFork share: run id's approval
+// policy, its row in the journal (listed with prompt), its lock and its
+// first state in the session's workspace with model and mode. checked is
+// the message whose prompt hooks ran already.
+func (s *Service) createRun(ctx context.Context, id, prompt, checked, model string, mode event.ApprovalMode) (*Run, error) {
 	set := s.set
-	mode, model := s.Mode(), s.Model() // as switched in the session
 	if err := s.setPolicy(id, mode, set.Allow, set.Deny); err != nil {
 		return nil, err
 	}
@@ -75,7 +91,7 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 		s.dropPolicy(id)
 		return nil, err
 	}
-	r := &Run{s: s, id: id, prompt: prompt}
+	r := &Run{s: s, id: id, prompt: prompt, checked: checked}
 	if err := r.takeLock(); err != nil {
 		s.dropPolicy(id)
 		return nil, err
@@ -85,11 +101,6 @@ func (s *Service) NewRun(ctx context.Context, prompt string, named func(runID st
 	r.state.ModelSwitched = model != set.Model
 	r.state.Spend.Limits = set.Budget
 	r.startSwitches()
-	if err := s.runner.Start(ctx, r.state, prompt); err != nil {
-		r.Close()
-		return nil, err
-	}
-	s.sessionHooks(id, "new")
 	return r, nil
 }
 

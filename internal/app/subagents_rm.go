@@ -18,11 +18,34 @@ import (
 	"agent/internal/tools"
 )
 
+// journals reads each run's journal once for a batch of plans: a parent's
+// is read once for all of its workers (workerRecord).
+type journals struct {
+	st *store.Store
+	m  map[string][]event.Event
+}
+
+func newJournals(st *store.Store) *journals {
+	return &journals{st: st, m: map[string][]event.Event{}}
+}
+
+func (j *journals) events(ctx context.Context, runID string) ([]event.Event, error) {
+	if evs, ok := j.m[runID]; ok {
+		return evs, nil
+	}
+	evs, err := j.st.Events(ctx, runID, 0)
+	if err != nil {
+		return nil, err
+	}
+	j.m[runID] = evs
+	return evs, nil
+}
+
 // withTaskChildren returns runs with every run of their trees below them,
 // each child before its parent, each run once; and the workers named in
 // their journals that never got a run (a crash between task_started and
 // the child's start), whose worktrees go with their parent.
-func withTaskChildren(ctx context.Context, st *store.Store, runs []store.Run) ([]store.Run, []event.TaskStartedData, error) {
+func withTaskChildren(ctx context.Context, st *store.Store, js *journals, runs []store.Run) ([]store.Run, []event.TaskStartedData, error) {
 	seen := map[string]bool{}
 	var out []store.Run
 	var orphans []event.TaskStartedData
@@ -32,7 +55,7 @@ func withTaskChildren(ctx context.Context, st *store.Store, runs []store.Run) ([
 			return nil
 		}
 		seen[r.ID] = true
-		evs, err := st.Events(ctx, r.ID, 0)
+		evs, err := js.events(ctx, r.ID)
 		if err != nil {
 			return err
 		}
@@ -76,7 +99,7 @@ type worktreePlan struct {
 // planWorktree decides about the worktree of run r, if it is a worker's
 // (its workspace is under the state directory's worktrees). It reads the
 // parent's journal, so it runs before anything of the tree is deleted.
-func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePlan {
+func planWorktree(ctx context.Context, st *store.Store, js *journals, r store.Run) *worktreePlan {
 	dir := worktreeDir(st.Home(), r.ID)
 	if filepath.Clean(r.Workspace) != dir {
 		return nil
@@ -85,7 +108,7 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 		return nil // a fork's worktree, also under worktrees/: the fork's removal owns it
 	}
 	p := &worktreePlan{dir: dir, branch: taskBranch(r.ID)}
-	ts, applied, err := workerRecord(ctx, st, r.ID)
+	ts, applied, err := workerRecord(ctx, st, js, r.ID)
 	switch {
 	case err != nil:
 		p.keep = fmt.Sprintf("its parent's record of it cannot be read (%v), so whether its changes were applied is unknown", err)
@@ -109,32 +132,26 @@ func planWorktree(ctx context.Context, st *store.Store, r store.Run) *worktreePl
 // names a parent call); a run whose start cannot be read counts as one, so
 // its worktree is kept rather than removed unread.
 func isTaskChild(ctx context.Context, st *store.Store, id string) bool {
-	evs, err := st.Events(ctx, id, 0)
-	if err != nil || len(evs) == 0 {
-		return true
-	}
-	d, ok := evs[0].Data.(*event.RunStartedData)
-	return !ok || d.ParentCall != ""
+	d, err := st.Start(ctx, id)
+	return err != nil || d == nil || d.ParentCall != ""
 }
 
 // workerRecord finds the task_started of worker run id in its parent's
 // journal, and whether the parent applied its changes (an
 // apply_task_changes call of that task that ended ok).
-func workerRecord(ctx context.Context, st *store.Store, id string) (event.TaskStartedData, bool, error) {
-	evs, err := st.Events(ctx, id, 0)
+func workerRecord(ctx context.Context, st *store.Store, js *journals, id string) (event.TaskStartedData, bool, error) {
+	d, err := st.Start(ctx, id)
 	if err != nil {
 		return event.TaskStartedData{}, false, err
 	}
 	var parent string
-	if len(evs) > 0 {
-		if d, ok := evs[0].Data.(*event.RunStartedData); ok {
-			parent = d.ParentRun
-		}
+	if d != nil {
+		parent = d.ParentRun
 	}
 	if parent == "" {
 		return event.TaskStartedData{}, false, errors.New("its run names no parent")
 	}
-	pevs, err := st.Events(ctx, parent, 0)
+	pevs, err := js.events(ctx, parent)
 	if err != nil {
 		return event.TaskStartedData{}, false, err
 	}
@@ -177,7 +194,7 @@ func finishWorktree(ctx context.Context, runID string, p *worktreePlan, opt *Del
 			"remove it with git worktree remove --force %s && git branch -D %s", p.dir, p.branch, runID, p.keep, p.dir, p.dir, p.branch))
 		return
 	}
-	if err := removeTaskWorktree(ctx, p.dir, p.branch); err != nil {
+	if err := removeTaskWorktree(p.dir, p.branch); err != nil {
 		opt.warn(fmt.Sprintf("could not remove the worktree %s of run %s: %v", p.dir, runID, strings.TrimSpace(err.Error())))
 	}
 }

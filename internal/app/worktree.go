@@ -30,7 +30,7 @@ import (
 	"agent/internal/worktree"
 )
 
-// worktreeDir is where the worktree of worker run id lives: under the
+// worktreeDir is where the worktree of run id (a worker's or a fork's) lives: under the
 // state directory, which commands of the worker see only down to it.
 func worktreeDir(home, runID string) string { return filepath.Join(home, "worktrees", runID) }
 
@@ -53,7 +53,7 @@ func ensureWorktree(ctx context.Context, home, ws string, ts event.TaskStartedDa
 	if b, err := os.ReadFile(baseFile(ts.Worktree)); err == nil {
 		return strings.TrimSpace(string(b)), nil
 	}
-	if err := removeTaskWorktree(ctx, ts.Worktree, ts.Branch); err != nil {
+	if err := removeTaskWorktree(ts.Worktree, ts.Branch); err != nil {
 		return "", fmt.Errorf("clear a half-made worktree: %w", err)
 	}
 	// what a crash mid-way may have left in the user's repository: the
@@ -66,7 +66,7 @@ func ensureWorktree(ctx context.Context, home, ws string, ts event.TaskStartedDa
 		return "", err
 	}
 	if err := atomicfile.Write(baseFile(ts.Worktree), []byte(base+"\n"), 0o600); err != nil {
-		_ = removeTaskWorktree(context.WithoutCancel(ctx), ts.Worktree, ts.Branch)
+		_ = removeTaskWorktree(ts.Worktree, ts.Branch)
 		return "", fmt.Errorf("record the worktree's base: %w", err)
 	}
 	return base, nil
@@ -310,7 +310,7 @@ func readRegularIn(root *os.Root, p string) ([]byte, fs.FileMode, bool, error) {
 // repository it belongs to, whatever it holds (the caller has read its
 // changes). A worktree already gone is no error; a directory that is no
 // linked worktree (half-made) is removed as a directory.
-func removeTaskWorktree(_ context.Context, dir, branch string) error {
+func removeTaskWorktree(dir, branch string) error {
 	if err := os.Remove(baseFile(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -74,7 +74,7 @@ func TestMeasureWorkerWorktree(t *testing.T) {
 		}
 		again := time.Since(start)
 		start = time.Now()
-		if err := removeTaskWorktree(ctx, ts.Worktree, ts.Branch); err != nil {
+		if err := removeTaskWorktree(ts.Worktree, ts.Branch); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%d files: base alone (scan + copy) %v; worktree made in %v, diffed in %v (%d changed; again %v), removed in %v", n, based, made, diffed, len(files), again, time.Since(start))

@@ -148,7 +148,7 @@ func TestWorktreeLifecycle(t *testing.T) {
 	if err != nil || len(applied) != 0 || len(same) != 3 {
 		t.Fatalf("second apply: applied %v same %v err %v, want nothing new", applied, same, err)
 	}
-	if err := removeTaskWorktree(ctx, dir, "agent/task-x"); err != nil {
+	if err := removeTaskWorktree(dir, "agent/task-x"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -215,7 +215,7 @@ func TestEnsureWorktreeAfterACrash(t *testing.T) {
 	if _, err := ensureWorktree(ctx, home, ws, ts); err != nil {
 		t.Fatalf("ensure over a registered but missing worktree: %v", err)
 	}
-	if err := removeTaskWorktree(ctx, ts.Worktree, ts.Branch); err != nil {
+	if err := removeTaskWorktree(ts.Worktree, ts.Branch); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(baseFile(ts.Worktree)); !os.IsNotExist(err) {
