@@ -273,6 +273,9 @@ func (r *Run) Drive(ctx context.Context) protocol.Outcome {
 	}()
 	_ = r.s.tools.ensure(ctx) // the MCP servers, before an open call runs; an error is the first Build's to report
 	out := r.s.runner.Run(ctx, r.state)
+	// The stretch's snapshots, durable in the object log, become a pack
+	// and refs git reads; failing that, the next open or Close does it.
+	_ = r.s.cps.Settle()
 	if out.Pending != nil && r.s.runner.Decider == nil {
 		r.s.approvalHooks(*out.Pending) // headless: the run pauses for a person
 	}

@@ -162,6 +162,7 @@ type Store struct {
 	sy        *syncer      // dirty directories, fsynced before refs and the stat cache
 	objs      *objectBatch // objects written but not yet durable
 	packs     *packSet     // the packs this process reads
+	logs      *logSet      // the object logs (objlog.go)
 	// loose: the repository still has loose objects of an earlier version
 	// (objects/xx/ directories); they are read until a prune packs them.
 	loose bool
@@ -244,6 +245,7 @@ func Open(agentHome, workspace string) (*Store, error) {
 		}
 	}
 	packs := newPackSet(gitDir, sy)
+	logs := newLogSet(aux, sy)
 	s := &Store{
 		workspace: ws,
 		exclude:   exclude,
@@ -251,8 +253,9 @@ func Open(agentHome, workspace string) (*Store, error) {
 		auxDir:    aux,
 		st:        st,
 		sy:        sy,
-		objs:      newObjectBatch(packs),
+		objs:      newObjectBatch(packs, logs),
 		packs:     packs,
+		logs:      logs,
 		loose:     hasLooseDirs(gitDir),
 		lock:      flock.New(filepath.Join(aux, "lock"), flock.SetPermissions(0o600)),
 		trees:     map[plumbing.Hash][]treeEntry{},
@@ -262,8 +265,16 @@ func Open(agentHome, workspace string) (*Store, error) {
 		slack:     min(racySlack, timestampSlack(ws)),
 		ignores:   map[string]*ignoreFile{},
 	}
+	logs.setRefs = s.writeRefs
 	s.resetCaches()
 	s.gen = s.readGen()
+	// The object logs of processes that died are folded into packs now,
+	// so git finds their objects (and the refs naming them) whole.
+	if err := s.withShared(func() error { return s.logs.refresh(s.packs, true) }); err != nil {
+		s.packs.closeAll()
+		s.logs.closeAll()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -319,6 +330,11 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.withShared(func() error {
+		// This process's object log becomes a pack: git reads the
+		// repository whole once the store is closed.
+		if err := s.logs.foldOwn(s.packs); err != nil {
+			return err
+		}
 		if s.stat == nil || !s.stat.dirty {
 			return nil
 		}
@@ -326,10 +342,21 @@ func (s *Store) Close() error {
 	})
 	s.closeHeads()
 	s.packs.closeAll()
+	s.logs.closeAll()
 	if e := s.st.Close(); e != nil && err == nil {
 		err = fmt.Errorf("checkpoint: close: %w", e)
 	}
 	return err
+}
+
+// Settle folds this process's object log into a pack and writes the heads
+// it holds as refs (see objlog.go), so git's own tools see every snapshot
+// taken so far. The app calls it when a stretch of a run ends; Close does
+// it too. The snapshots are durable before it either way.
+func (s *Store) Settle() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.withShared(func() error { return s.logs.foldOwn(s.packs) })
 }
 
 // saveStat writes the stat cache for prune generation gen, after the

@@ -282,6 +282,18 @@ func TestDeleteRunPrunes(t *testing.T) {
 	if !s2.hasObject(blob) {
 		t.Fatal("blob not stored")
 	}
+	// While s2's object log holds the run's head, deleting it is refused
+	// with the fix (the other process would write the head back).
+	if err := s.DeleteRun("gone"); err == nil || !strings.Contains(err.Error(), "end that session") {
+		t.Fatalf("DeleteRun of a run another live store holds = %v; want a refusal naming the fix", err)
+	}
+	if l, err := s.List("gone"); err != nil || len(l) != 1 {
+		t.Fatalf("after the refusal: %v, %v; want the run intact", l, err)
+	}
+	// The other process's stretch of the run ends: its log is folded.
+	if err := s2.Settle(); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.DeleteRun("gone"); err != nil {
 		t.Fatal(err)
 	}
@@ -305,6 +317,7 @@ func TestDeleteRunPrunes(t *testing.T) {
 	if again.Parent != keep.ID {
 		t.Fatalf("parent = %s", again.Parent)
 	}
+	settle(t, s2)
 	if s2.st.HasEncodedObject(blob) != nil {
 		t.Fatal("re-snapshot did not store the pruned blob again")
 	}

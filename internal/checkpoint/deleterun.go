@@ -155,6 +155,13 @@ func shadowRuns(gitDir, runID string) (others, mine bool, err error) {
 			}
 		}
 	}
+	inLogs, err := logRuns(filepath.Join(gitDir, "agent"))
+	if err != nil {
+		return false, false, err
+	}
+	for _, run := range inLogs {
+		note(refPrefix + run + "/" + headName)
+	}
 	f, err := os.Open(filepath.Join(gitDir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return others, mine, nil

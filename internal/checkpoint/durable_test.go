@@ -156,6 +156,77 @@ func checkDurable(t *testing.T, gitDir string, before, after map[string]bool, be
 	}
 }
 
+// checkLogged checks that a snapshot call left its commit and head in the
+// object log, durable: the log's last sync is the call's, a log the call
+// created was renamed into place and its directory synced, and a reader
+// of the file finds both records whole. No other file is new.
+func checkLogged(t *testing.T, s *Store, before map[string]bool, evs []syncEvent, snap Snapshot) {
+	t.Helper()
+	after, _ := listRepo(t, s.GitDir())
+	var logPath string
+	for p := range after {
+		if before[p] {
+			continue
+		}
+		rel, _ := filepath.Rel(s.GitDir(), p)
+		if filepath.Dir(rel) == "agent" && strings.HasPrefix(filepath.Base(rel), logPrefix) {
+			logPath = p
+			continue
+		}
+		if filepath.Base(rel) == "statcache" || strings.HasPrefix(filepath.Base(rel), ".statcache") {
+			continue
+		}
+		t.Errorf("the snapshot left a new file %s (only the object log may be new)", rel)
+	}
+	if logPath != "" {
+		ren := -1
+		for i, ev := range evs {
+			if ev.Op == opRename && ev.To == logPath {
+				ren = i
+			}
+		}
+		dsync := -1
+		for i := max(ren, 0); i < len(evs); i++ {
+			if evs[i].Op == opSyncDir && evs[i].Path == filepath.Dir(logPath) {
+				dsync = i
+				break
+			}
+		}
+		if ren < 0 || dsync < 0 {
+			t.Errorf("the new object log %s was not renamed into place and its directory synced", filepath.Base(logPath))
+		}
+	}
+	if s.logs.own == nil {
+		t.Fatal("no object log after a snapshot")
+	}
+	lp := s.logs.own.path
+	lastSync := -1
+	for i, ev := range evs {
+		if ev.Op == opSyncFile && ev.Path == lp {
+			lastSync = i
+		}
+	}
+	if lastSync < 0 {
+		t.Fatalf("the object log was not synced by the call: %v", evs)
+	}
+	f, err := os.Open(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l := newObjLog(lp, f, false)
+	if err := l.parse(); err != nil {
+		t.Fatal(err)
+	}
+	id := plumbing.NewHash(snap.ID)
+	if _, ok := l.ents[id]; !ok {
+		t.Errorf("the log read back lacks the snapshot's commit %s", snap.ID[:8])
+	}
+	if l.heads[snap.RunID] != id {
+		t.Errorf("the log read back has head %s for %s, want %s", l.heads[snap.RunID], snap.RunID, snap.ID[:8])
+	}
+}
+
 func TestSnapshotIsDurableWhenItReturns(t *testing.T) {
 	ws := newWorkspace(t)
 	s := openStore(t, t.TempDir(), ws)
@@ -182,17 +253,23 @@ func TestSnapshotIsDurableWhenItReturns(t *testing.T) {
 			if st.edit != nil {
 				st.edit()
 			}
-			before, beforeDirs := listRepo(t, s.GitDir())
+			before, _ := listRepo(t, s.GitDir())
 			evs = nil
 			snap, err := st.take()
 			if err != nil {
 				t.Fatal(err)
 			}
-			after, afterDirs := listRepo(t, s.GitDir())
-			checkDurable(t, s.GitDir(), before, after, beforeDirs, afterDirs, evs)
 			if n := s.objs.len(); n != 0 {
 				t.Errorf("%d objects still pending after the call returned", n)
 			}
+			checkLogged(t, s, before, evs, snap)
+			// Folding the log: a pack renamed into place after its data
+			// is synced, then the head ref, each durable in order.
+			before, beforeDirs := listRepo(t, s.GitDir())
+			evs = nil
+			settle(t, s)
+			after, afterDirs := listRepo(t, s.GitDir())
+			checkDurable(t, s.GitDir(), before, after, beforeDirs, afterDirs, evs)
 			last = snap
 		})
 	}
@@ -225,8 +302,12 @@ func TestStatCacheWrittenAfterItsObjects(t *testing.T) {
 	if s.objs.len() != 0 {
 		t.Fatal("objects still pending after the stat cache was saved")
 	}
-	if len(evs) == 0 || evs[len(evs)-1].Op != opSyncDir {
-		t.Fatalf("the objects were not made durable before the stat cache: %v", evs)
+	synced := false
+	for _, ev := range evs {
+		synced = synced || ev.Op == opSyncFile && s.logs.own != nil && ev.Path == s.logs.own.path
+	}
+	if !synced {
+		t.Fatalf("the objects were not made durable (the object log synced) before the stat cache: %v", evs)
 	}
 }
 
@@ -350,6 +431,7 @@ func TestLeftoverRefTempIsIgnored(t *testing.T) {
 	ws := newWorkspace(t)
 	s := openStore(t, t.TempDir(), ws)
 	mustSnap(t, s, meta("run1", "c1", KindBefore))
+	settle(t, s) // the head ref is written when the log is folded
 	dir := filepath.Join(s.GitDir(), "refs", "agent", "runs", "run1")
 	if err := os.WriteFile(filepath.Join(dir, ".000002.tmp-0123456789ab"), nil, 0o600); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ func TestHeadRefAndEarlierLayout(t *testing.T) {
 		write(t, ws, "a.txt", call+"\n")
 		ids = append(ids, mustSnap(t, s, meta("old", call, KindAfter)).ID)
 	}
+	settle(t, s)
 	runDir := filepath.Join(s.GitDir(), "refs", "agent", "runs", "old")
 	if ents, _ := os.ReadDir(runDir); len(ents) != 1 || ents[0].Name() != "head" {
 		t.Fatalf("ref files of the run: %v, want only head", ents)

@@ -149,6 +149,7 @@ func mustSnap(t *testing.T, s *Store, m Meta) Snapshot {
 // lsTree lists a snapshot with the git CLI: "mode path" lines.
 func lsTree(t *testing.T, s *Store, id string) []string {
 	t.Helper()
+	settle(t, s)
 	out := gitCmd(t, "", nil, "--git-dir="+s.GitDir(), "ls-tree", "-r", "--full-tree", id)
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -165,5 +166,17 @@ func fsck(t *testing.T, s *Store) {
 	if !hasGit() {
 		return
 	}
+	settle(t, s)
 	gitCmd(t, "", nil, "--git-dir="+s.GitDir(), "fsck", "--strict", "--no-dangling")
+}
+
+// settle folds s's object log into a pack, as closing the store does, so
+// git's own tools see every object (a live store's newest are in its log).
+func settle(t *testing.T, s *Store) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.withShared(func() error { return s.logs.foldOwn(s.packs) }); err != nil {
+		t.Fatalf("fold the object log: %v", err)
+	}
 }

@@ -9,3 +9,7 @@ import "os"
 func lockFile(*os.File) error { return nil }
 
 func unlockFile(*os.File) error { return nil }
+
+// tryLockFile cannot tell a live object log from a dead one without flock:
+// every other process's log is read as live and folded by its owner.
+func tryLockFile(*os.File) (bool, error) { return false, nil }

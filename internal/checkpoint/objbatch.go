@@ -7,24 +7,22 @@ import (
 )
 
 // objectBatch collects the new objects of a snapshot in memory and makes
-// them durable together as one pack (packs.go): a flush writes the pack
-// and its index under temporary names, fdatasyncs each once, renames them
-// into place and fsyncs objects/pack: two data syncs and one directory
-// sync per checkpoint, whatever the number of objects, and no directory
-// made beyond objects/pack. A pack is never renamed into place before its
-// data is on disk, so a crash leaves only whole packs, which later
-// snapshots may safely share.
+// them durable together: a flush appends them to the process's object log
+// (objlog.go) and fdatasyncs it once, whatever the number of objects; no
+// file or directory is created per checkpoint. The log is folded into a
+// pack (packs.go) when it grows past foldAt and when the store closes.
 //
 // Until flush, pending objects are not in the repository: the Store
 // flushes before it reads one, before it records a snapshot's ref or a
 // stat cache naming them, and at the end of every locked operation.
 type objectBatch struct {
 	packs *packSet
+	logs  *logSet
 	pend  *pendingPack
 }
 
-func newObjectBatch(packs *packSet) *objectBatch {
-	return &objectBatch{packs: packs, pend: newPendingPack()}
+func newObjectBatch(packs *packSet, logs *logSet) *objectBatch {
+	return &objectBatch{packs: packs, logs: logs, pend: newPendingPack()}
 }
 
 func (b *objectBatch) has(h plumbing.Hash) bool { return b.pend.has(h) }
@@ -43,27 +41,28 @@ func (b *objectBatch) add(t plumbing.ObjectType, data []byte, h plumbing.Hash) e
 	return nil
 }
 
-// flush makes every pending object durable and visible as a pack, then
-// fsyncs every directory the syncer holds dirty; past maxPacks packs it
-// merges the smallest. On error the pending objects are discarded (the
-// caller must forget that they exist).
+// flush makes every pending object durable: appended to this process's
+// object log and fdatasynced once (objlog.go); a log past foldAt is folded
+// into a pack. Then it fdatasyncs the other processes' logs objects were
+// found in and fsyncs every directory the syncer holds dirty. On error the
+// pending objects are discarded (the caller must forget that they exist).
 func (b *objectBatch) flush() error {
 	p := b.pend
 	b.pend = newPendingPack()
-	if p.len() > 0 {
-		if _, err := b.packs.write(p); err != nil {
+	if p.len() > 0 || len(b.logs.pendHeads) > 0 {
+		if err := b.logs.append(p); err != nil {
 			b.packs.checking = nil
 			return err
 		}
-		if plan := mergePlan(b.packs.sortedPacks()); plan != nil {
-			// Packs other processes wrote since we last looked count too.
-			if err := b.packs.refresh(); err != nil {
-				return err
-			}
-			if err := b.packs.merge(mergePlan(b.packs.sortedPacks())); err != nil {
+		if b.logs.own != nil && b.logs.own.size >= foldAt {
+			if err := b.logs.foldOwn(b.packs); err != nil {
 				return err
 			}
 		}
+	}
+	if err := b.logs.syncChecking(); err != nil {
+		b.packs.checking = nil
+		return err
 	}
 	if err := b.packs.sy.syncDirs(); err != nil {
 		b.packs.checking = nil
@@ -79,5 +78,6 @@ func (b *objectBatch) flush() error {
 // discard drops the pending objects without making them visible.
 func (b *objectBatch) discard() {
 	b.pend = newPendingPack()
+	b.logs.pendHeads = map[string]plumbing.Hash{}
 	b.packs.checking = nil
 }

@@ -141,6 +141,10 @@ func (s *Store) hasObject(h plumbing.Hash) bool {
 			return true
 		}
 	}
+	if s.logs.has(h) {
+		s.markHave(h)
+		return true
+	}
 	if s.loose {
 		if _, err := os.Stat(s.loosePath(h)); err == nil {
 			s.sy.markDirty(filepath.Dir(s.loosePath(h)))
@@ -192,6 +196,9 @@ func (s *Store) findObject(h plumbing.Hash) (plumbing.EncodedObject, error) {
 		return nil, err
 	}
 	for try := 0; try < 2; try++ {
+		if l, e, ok := s.logs.find(h); ok {
+			return l.object(e)
+		}
 		if pf, off := s.packs.find(h); pf != nil {
 			return pf.object(off)
 		}
@@ -202,6 +209,11 @@ func (s *Store) findObject(h plumbing.Hash) (plumbing.EncodedObject, error) {
 			}
 		}
 		if try == 0 {
+			// Another process may have written it to its log, or
+			// folded its log into a pack, since we last looked.
+			if err := s.logs.refresh(s.packs, false); err != nil {
+				return nil, err
+			}
 			if err := s.packs.refresh(); err != nil {
 				return nil, err
 			}
@@ -441,6 +453,10 @@ func (s *Store) hashesWithPrefix(b []byte) ([]plumbing.Hash, error) {
 		}
 		it.Close()
 	}
+	if err := s.logs.refresh(s.packs, false); err != nil {
+		return nil, err
+	}
+	out = append(out, s.logs.hashes(b, seen)...)
 	if s.loose && len(b) > 0 {
 		hx := hex.EncodeToString(b[:1])
 		ents, _ := os.ReadDir(filepath.Join(s.gitDir, "objects", hx))

@@ -702,3 +702,15 @@ func (ps *packSet) merge(plan []*packFile) error {
 	}
 	return nil
 }
+
+// mergeIfMany merges the smallest packs when there are more than maxPacks
+// (packs other processes wrote since we last looked count too).
+func (ps *packSet) mergeIfMany() error {
+	if plan := mergePlan(ps.sortedPacks()); plan == nil {
+		return nil
+	}
+	if err := ps.refresh(); err != nil {
+		return err
+	}
+	return ps.merge(mergePlan(ps.sortedPacks()))
+}

@@ -30,6 +30,18 @@ func (s *Store) DeleteRun(runID string) error {
 		return fmt.Errorf("checkpoint: lock: %w", err)
 	}
 	defer func() { _ = s.lock.Unlock() }()
+	// This process's log and dead processes' logs become packs and refs
+	// first, so the run's newest head is a ref to remove.
+	if err := s.logs.foldOwn(s.packs); err != nil {
+		return err
+	}
+	if err := s.logs.refresh(s.packs, true); err != nil {
+		return err
+	}
+	if len(s.logs.head(runID)) > 0 {
+		return fmt.Errorf("checkpoint: run %s is still being written by another agent process (its snapshots are in that process's object log); "+
+			"end that session, then delete the run", runID)
+	}
 	refs, err := s.runRefs(runID)
 	if err != nil {
 		return err
@@ -74,6 +86,14 @@ func removeRefDir(dir string) {
 // assume objects exist, and keeps only the stat-cache entries whose blobs
 // survive.
 func (s *Store) prune() error {
+	// Every object log but another live process's becomes a pack first,
+	// so what only a deleted run reached is reclaimed from them too.
+	if err := s.logs.foldOwn(s.packs); err != nil {
+		return fmt.Errorf("checkpoint: prune: %w", err)
+	}
+	if err := s.logs.refresh(s.packs, true); err != nil {
+		return fmt.Errorf("checkpoint: prune: %w", err)
+	}
 	reach := map[plumbing.Hash]struct{}{}
 	it, err := s.st.IterReferences()
 	if err != nil {
@@ -86,6 +106,8 @@ func (s *Store) prune() error {
 		}
 		return nil
 	})
+	// A live process's log: its heads reach objects the packs hold.
+	tips = append(tips, s.logs.allHeads()...)
 	for _, h := range tips {
 		if err := s.markCommits(h, reach); err != nil {
 			return err
@@ -293,6 +315,13 @@ func (s *Store) repack(reach map[plumbing.Hash]struct{}) error {
 // indexes whose pack is gone (a crash between their renames, or a merge
 // killed between its removals). The caller holds the exclusive lock.
 func (s *Store) cleanTemp(before time.Time) {
+	if ents, err := os.ReadDir(s.auxDir); err == nil {
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), logTmpPrefix) && fi.ModTime().Before(before) {
+				_ = os.Remove(filepath.Join(s.auxDir, e.Name()))
+			}
+		}
+	}
 	dir := s.packs.dir
 	ents, err := os.ReadDir(dir)
 	if err != nil {

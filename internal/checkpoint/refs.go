@@ -85,16 +85,49 @@ func (s *Store) commitSnapshot(meta Meta, tree plumbing.Hash, skipped []string, 
 	if err != nil {
 		return Snapshot{}, err
 	}
+	// The commit, the objects it names and the run's new head are one
+	// append to the object log and one sync (objlog.go); the head ref is
+	// written when the log is folded.
+	s.logs.pendHeads[meta.RunID] = h
 	if err := s.flushObjects(); err != nil {
 		return Snapshot{}, err
 	}
 	snap.ID = h.String()
-	if err := s.setHead(meta.RunID, h); err != nil {
-		return Snapshot{}, err
-	}
 	s.heads[meta.RunID] = snap
 	s.snaps[h] = snap
 	return snap, nil
+}
+
+// writeRefs makes each head of a folded object log its run's head ref,
+// forward only: a ref that already names that snapshot, or one with a
+// higher Seq (written by a later process of the run), is left as it is.
+// The objects are durable (the log's pack) before it runs.
+func (s *Store) writeRefs(heads map[string]plumbing.Hash) error {
+	runs := make([]string, 0, len(heads))
+	for run := range heads {
+		runs = append(runs, run)
+	}
+	sort.Strings(runs)
+	for _, run := range runs {
+		h := heads[run]
+		if r, err := s.st.Reference(headRefName(run)); err == nil && r.Type() == plumbing.HashReference {
+			if r.Hash() == h {
+				continue
+			}
+			cur, cerr := s.getHash(r.Hash())
+			next, nerr := s.getHash(h)
+			if nerr != nil {
+				return nerr
+			}
+			if cerr == nil && cur.RunID == run && cur.Seq >= next.Seq {
+				continue
+			}
+		}
+		if err := s.setHead(run, h); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setHead makes h the run's head ref. The first time, the ref is created
@@ -166,6 +199,30 @@ func (s *Store) closeHeads() {
 func (s *Store) head(runID string) (Snapshot, error) {
 	if h, ok := s.heads[runID]; ok {
 		return h, nil
+	}
+	// Another process may be writing the run, or have written it, in its
+	// object log: the logs are listed afresh.
+	if err := s.logs.refresh(s.packs, false); err != nil {
+		return Snapshot{}, err
+	}
+	if tips := s.logs.head(runID); len(tips) > 0 {
+		// Newer than the ref, unless a later process of the run folded
+		// its own log meanwhile: the highest Seq wins.
+		if r, err := s.st.Reference(headRefName(runID)); err == nil && r.Type() == plumbing.HashReference {
+			tips = append(tips, r.Hash())
+		}
+		var best Snapshot
+		for _, t := range tips {
+			snap, err := s.getHash(t)
+			if err != nil {
+				return Snapshot{}, err
+			}
+			if best.ID == "" || snap.Seq > best.Seq {
+				best = snap
+			}
+		}
+		s.heads[runID] = best
+		return best, nil
 	}
 	var tip plumbing.Hash
 	if r, err := s.st.Reference(headRefName(runID)); err == nil && r.Type() == plumbing.HashReference {
@@ -301,6 +358,7 @@ func (s *Store) Runs() ([]string, error) {
 		}
 		return nil
 	})
+	s.logs.runs(set)
 	out := make([]string, 0, len(set))
 	for r := range set {
 		out = append(out, r)

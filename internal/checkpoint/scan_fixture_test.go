@@ -126,6 +126,7 @@ func noOutsideInSnapshot(t *testing.T, s *Store, snap Snapshot) {
 // or not, holds outside content.
 func noOutsideInRepository(t *testing.T, s *Store) {
 	t.Helper()
+	settle(t, s) // the object log's blobs too
 	iter, err := s.st.IterEncodedObjects(plumbing.BlobObject)
 	if err != nil {
 		t.Fatal(err)
