@@ -55,7 +55,7 @@ const (
 	logMagic     = "AGOBJLG1"
 	logRecHeader = 8 + 1 + 20
 	recObject    = 'o'
-	recHead      = 'h' 
+	recHead      = 'h'
 	// foldAt is the log size past which its owner folds it into a pack.
 	foldAt = 8 << 20
 )
