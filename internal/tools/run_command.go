@@ -100,6 +100,9 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	if env.Output != nil {
 		w = teeWriter{out, env.Output}
 	}
+	if plan := planBuiltin(env, a.Command); plan != nil {
+		return runBuiltin(env, plan, root, info, out, w)
+	}
 	spec := proc.Spec{
 		Path: "bash", Args: []string{"-c", proc.GateScript + a.Command},
 		Dir: root, Env: env.commandEnv(),
@@ -324,4 +327,27 @@ func (b *keepBuffer) render(max int) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return truncateCut(string(b.head)+string(b.tail), max, b.dropped)
+}
+
+// runBuiltin runs a command of builtins in-process (builtin_cmd.go). It is
+// journaled as started (with no process: pid 0) before anything is
+// written, as a command's process is, so a resume never runs it twice.
+func runBuiltin(env *Env, plan *builtinPlan, root string, info *event.SandboxInfo, out *keepBuffer, w io.Writer) (Result, error) {
+	if env.Started != nil {
+		if err := env.Started(proc.Identity{Marker: env.Marker}); err != nil {
+			return Result{}, fmt.Errorf("run_command: not started: %w", err)
+		}
+	}
+	br := &builtinRun{plan: plan, out: w, open: func(rel string, appendTo bool) (io.WriteCloser, error) {
+		return openBeneath(root, rel, appendTo)
+	}}
+	code := br.run()
+	text := out.render(MaxOutput - 200)
+	if text == "" {
+		text = "(no output)"
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return Result{Sandbox: info, ExitCode: &code, Output: text + fmt.Sprintf("exit code: %d", code)}, nil
 }

@@ -274,12 +274,12 @@ func TestRunCommandStartedHookGates(t *testing.T) {
 		}
 		return nil
 	}
-	mustCall(t, env, "run_command", map[string]any{"command": "echo x > ran.txt"})
+	mustCall(t, env, "run_command", map[string]any{"command": "printf x > ran.txt"}) // bash's (printf is not run in-process)
 	if len(seen) != 1 || !seen[0] {
 		t.Fatalf("hook calls %v: the command ran before its start was recorded", seen)
 	}
 	env.Started = func(proc.Identity) error { return errors.New("journal is gone") }
-	res, err := call(t, env, "run_command", map[string]any{"command": "echo y > refused.txt"})
+	res, err := call(t, env, "run_command", map[string]any{"command": "printf y > refused.txt"})
 	if err == nil || !res.IsError || !strings.Contains(res.Output, "not started: journal is gone") {
 		t.Fatalf("failed hook: err %v, result %+v", err, res)
 	}
