@@ -172,7 +172,7 @@ func hasPID(ps []struct {
 // journal.
 func TestBackgroundProcessReportedAndEnded(t *testing.T) {
 	e := newEnv(t, script(
-		turn("", call("c1", "run_command", map[string]any{"command": "(echo $BASHPID > bg.pid; exec sleep 300) > /dev/null 2>&1 &"})),
+		turn("", call("c1", "run_command", map[string]any{"command": "(exec sleep 300) > /dev/null 2>&1 & echo $! > bg.pid"})),
 		turn("", call("c2", "read_file", map[string]any{"path": "bg.pid"})),
 		turn("done"),
 	))
