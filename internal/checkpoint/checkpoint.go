@@ -18,9 +18,10 @@
 //
 // Ref layout: every snapshot is a commit whose parent is the previous
 // snapshot of the same run; the run's head ref refs/agent/runs/<runID>/head
-// names the newest, so it reaches them all. The head is created once (temp
-// file, fsync, rename) and then rewritten in place (its 41 bytes at offset 0,
-// fsynced), so a snapshot adds no ref file. Runs of earlier versions have one
+// names the newest, so it reaches them all. The head moves in the object
+// log with each snapshot and is written to the ref when the log is folded:
+// created once (temp file, fsync, rename), then rewritten in place (its 41
+// bytes at offset 0, fsynced). Runs of earlier versions have one
 // ref per snapshot, refs/agent/runs/<runID>/<seq>; they are read and
 // continued. DeleteRun removes the run's refs and prunes the objects no
 // longer reachable from any ref.
@@ -34,26 +35,27 @@
 // the stat cache, exclusive while pruning). The agent home itself is never
 // part of a snapshot, even when it lies inside the workspace.
 //
-// Objects: every object is in a pack, git's own format
-// (objects/pack/pack-<sum>.pack with its .idx; see packs.go): the new
-// objects of a snapshot become one pack. Past 16 packs a flush merges the
-// smallest; a prune rewrites the reachable objects into fresh packs and
-// removes the rest, so deleting a run reclaims its space. No objects/xx/
-// directory is made; loose objects an earlier version wrote are still read
-// and are packed by the next prune. git --git-dir=<repo> fsck and cat-file
-// read the repository at any moment.
+// Objects: a snapshot's new objects and the run's new head are appended to
+// the process's object log (agent/objlog-<nonce>, objlog.go) and made
+// durable by one fdatasync; the log is folded into a pack, git's own
+// format (objects/pack/pack-<sum>.pack with its .idx; see packs.go), and
+// its heads written as refs (forward only) when a stretch of a run ends
+// (Settle), on Close, past 8 MiB, or by the next process after a crash.
+// Past 16 packs a fold merges the smallest; a prune rewrites the reachable
+// objects into fresh packs and removes the rest, so deleting a run reclaims
+// its space. No objects/xx/ directory is made; loose objects an earlier
+// version wrote are still read and are packed by the next prune. git
+// --git-dir=<repo> fsck and cat-file read the repository whole at any
+// moment, behind a live run's newest snapshots (still in its log).
 //
-// Durability: a snapshot is on disk when Snapshot or SnapshotPaths returns,
-// so a power loss cannot leave a ref that names a missing object. The
-// snapshot's pack and its index are written under temporary names,
-// fdatasynced once each and renamed into place (the index first), and
-// objects/pack is fsynced; then the ref is written (rewritten in place and
-// fsynced, or created with internal/atomicfile). A crash leaves at worst a
-// temporary file; a pack whose files do not agree (torn, truncated, an
-// index without its pack) is ignored when packs are loaded, and removed by
-// the next prune. The stat cache, the prune generation and the workspace
-// file are written with atomicfile, the stat cache only after the objects
-// it names are durable.
+// Durability: a snapshot is on disk when Snapshot or SnapshotPaths returns:
+// its log record (objects and head) is fdatasynced, and a new log's name
+// was made durable (renamed into place, directory fsynced) before its
+// first record counts. A torn record ends a log (its crc); a fold writes
+// the pack durably (temporary names, fdatasync, rename, directory fsync)
+// before the refs, and the refs before the log is removed. The stat cache,
+// the prune generation and the workspace file are written with atomicfile,
+// the stat cache only after the objects it names are durable.
 //
 // Permissions: everything under checkpoints/ is the user's alone
 // (directories 0700, files 0600, objects 0400), made so by repoFS rather
