@@ -35,7 +35,9 @@ type builtinPlan struct {
 const maxBuiltinCommand = 4096
 
 // planBuiltin returns the plan for command, or nil when bash must run it.
-func planBuiltin(env *Env, command string) *builtinPlan {
+// writes says whether the command may write the workspace at all (not
+// under a read-only sandbox).
+func planBuiltin(env *Env, command string, writes bool) *builtinPlan {
 	if len(command) > maxBuiltinCommand || !builtinOpenSupported() || strings.ContainsAny(command, "\\`$*?[{~\x00") {
 		return nil
 	}
@@ -48,6 +50,9 @@ func planBuiltin(env *Env, command string) *builtinPlan {
 		if !p.stmtOK(env, st) {
 			return nil
 		}
+	}
+	if len(p.targets) > 0 && !writes {
+		return nil // the read-only sandbox refuses the write: bash's, as before
 	}
 	return p
 }

@@ -52,7 +52,7 @@ func TestBuiltinCommandsMatchBash(t *testing.T) {
 			for _, d := range []string{ws, ref} {
 				writeTree(t, d, map[string]string{"side.log": "0\n", "sub/keep.txt": "k\n", "out.txt": "old\n"})
 			}
-			if planBuiltin(env, c) == nil {
+			if planBuiltin(env, c, true) == nil {
 				t.Fatalf("%q is not taken in-process; the test expects it to be", c)
 			}
 			res := mustCall(t, env, "run_command", map[string]any{"command": c})
@@ -135,9 +135,14 @@ func TestBuiltinCommandsDeclined(t *testing.T) {
 		"echo x &> both.txt", "echo x 3> three.txt", "f() { echo x; }; f", "(echo x)", "{ echo x; } > g.txt",
 		"exit 0", "cd sub", "echo x >| clobber.txt", "echo x > ''", "echo x > .",
 	} {
-		if planBuiltin(env, c) != nil {
+		if planBuiltin(env, c, true) != nil {
 			t.Errorf("%q was taken in-process; bash must run it", c)
 		}
+	}
+	// Under a read-only sandbox a write is bash's (refused there); output
+	// alone is still taken.
+	if planBuiltin(env, "echo x > real.txt", false) != nil || planBuiltin(env, "echo x", false) == nil {
+		t.Error("a read-only sandbox's write was taken in-process, or its plain echo was not")
 	}
 }
 
@@ -183,7 +188,7 @@ func TestBuiltinWriteRefusesSymlinkSwappedIn(t *testing.T) {
 	env, ws := newWorkspace(t)
 	outside := t.TempDir()
 	writeTree(t, ws, map[string]string{"d/f.txt": "in\n"})
-	plan := planBuiltin(env, "echo pwned > d/f.txt")
+	plan := planBuiltin(env, "echo pwned > d/f.txt", true)
 	if plan == nil {
 		t.Fatal("not planned in-process")
 	}

@@ -100,7 +100,7 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	if env.Output != nil {
 		w = teeWriter{out, env.Output}
 	}
-	if plan := planBuiltin(env, a.Command); plan != nil {
+	if plan := planBuiltin(env, a.Command, info == nil || info.Mode != sandbox.NameReadOnly); plan != nil {
 		return runBuiltin(env, plan, root, info, out, w)
 	}
 	spec := proc.Spec{
