@@ -125,7 +125,7 @@ func TestBuiltinCommandsDeclined(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Kept = func(rel string) bool { return rel == "hooks/pre.sh" }
-	env.Hidden = func(rel string) bool { return rel == ".agent-home" || strings.HasPrefix(rel, ".agent-home/") }
+	env.StateDir = ".agent-home"
 	for _, c := range []string{
 		"echo $HOME", "echo ${X}", "echo `id`", "echo $(id)", "echo *", "echo f?.txt", "echo {a,b}", "echo ~",
 		"echo a\\ b", "echo -n x", "echo -e 'a\\tb'", "printf x", "cat real.txt", "ls", "echo x | cat", "echo x &",
