@@ -108,6 +108,9 @@ func describeRaw(ev event.Event) string {
 		}
 		return line
 	case *event.CommandStartedData:
+		if d.PID == 0 {
+			return "  started in-process (builtins only: no program runs)"
+		}
 		return fmt.Sprintf("  started pid %d (process group %d)", d.PID, d.PGID)
 	case *event.GrantRevokedData:
 		return fmt.Sprintf("grant revoked: %s", d.Rule)
