@@ -222,17 +222,19 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 		b.runID, b.errLines, b.args = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}
 	}
 	h := analyze(st, b.args)
+	v := currentView(st)
+	var m *measure
 	if opt.Decide {
-		evs, err := b.decide(ctx, h)
+		evs, dm, err := b.decide(ctx, h)
 		if err != nil {
 			return nil, err
 		}
 		if len(evs) > 0 {
 			return &agent.Built{Events: evs}, nil
 		}
+		m = dm
 	}
-	v := currentView(st)
-	req, rep, err := b.render(h, v)
+	req, rep, err := b.render(h, v, m)
 	if err != nil {
 		return nil, err
 	}
@@ -275,8 +277,10 @@ func instructionsText(st *agent.State) string {
 }
 
 // decide returns the events the next request needs first: a refresh of the
-// slow layers, a compaction.
-func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, error) {
+// slow layers, a compaction. When it returns none and measured the request
+// under the current view (currentView), it returns that measure too, for
+// render (nil: render measures).
+func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, *measure, error) {
 	st := h.st
 	v := currentView(st)
 	step := st.Step + 1
@@ -298,10 +302,13 @@ func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, erro
 	bg := b.budgetFor(st)
 	m := b.newMeasure(h, v)
 	if err := m.fixedFits(bg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if m.total() <= bg.b && !st.Context.Force {
-		return evs, nil
+		if len(evs) == 0 {
+			return nil, m, nil // v is currentView(st): nothing above changed it
+		}
+		return evs, nil, nil
 	}
 	trigger := event.TriggerBudget
 	if st.Context.Force {
@@ -316,17 +323,17 @@ func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, erro
 	}
 	m = b.newMeasure(h, v)
 	if err := m.fixedFits(bg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := b.compact(ctx, m, bg, trigger, step)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c == nil {
 		// nothing could be compacted (a forced compaction of a short run)
-		return evs, nil
+		return evs, nil, nil
 	}
-	return []event.Payload{c, r}, nil
+	return []event.Payload{c, r}, nil, nil
 }
 
 // refresh reads the slow layers afresh.

@@ -77,10 +77,13 @@ func (l *layer) hashMsg(m agent.Message) {
 }
 
 // render builds the request of h under v, and its report.
-func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextReport, error) {
+// m is the measure of h under v when the caller has it (nil: measured here).
+func (b *Builder) render(h *history, v *view, m *measure) (*agent.Request, event.ContextReport, error) {
 	st := h.st
 	bg := b.budgetFor(st)
-	m := b.newMeasure(h, v)
+	if m == nil {
+		m = b.newMeasure(h, v)
+	}
 	if err := m.fixedFits(bg); err != nil {
 		return nil, event.ContextReport{}, err
 	}
@@ -141,7 +144,7 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		if i == m.newest && capNewest > 0 {
 			msgs, items = b.renderNewest(h, u, m, bg, capNewest)
 		} else {
-			msgs, items = b.renderUnit(h, u, &m.c, 0)
+			msgs, items = m.rendered(i)
 		}
 		switch {
 		case i == m.newest:
@@ -176,7 +179,7 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 	if m.c.Shrunk {
 		l3.note = "the last rounds themselves were cut to fit the budget"
 	}
-	if task := b.taskState(h); task != "" {
+	if task := m.task; task != "" {
 		l4.add(b, agent.Message{Role: agent.RoleUser, Content: task}, item{kind: "plan"})
 		l4.items[0].before = l4.items[0].after
 	}
