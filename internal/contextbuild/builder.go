@@ -108,6 +108,7 @@ type Builder struct {
 	counter *tokens.Counter
 	tools   []agent.ToolSpec
 	toolTk  int
+	toolsTk []int // each tool's share of toolTk, in b.tools' order
 	toolsJS string
 	// prepare loads counter (if nil) and counts toolTk, once.
 	prepare func() error
@@ -120,6 +121,9 @@ type Builder struct {
 	// call of the conversation at every build).
 	args  map[string]parsedArgs
 	runID string
+	// counted memoises msgTokens of the state's messages by index
+	// (stateMsgTokens).
+	counted []countedMsg
 }
 
 // New returns a Builder.
@@ -156,7 +160,9 @@ func (b *Builder) loadCounter() error {
 		b.counter = c
 	}
 	for _, t := range b.tools {
-		b.toolTk += b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+		tk := b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+		b.toolsTk = append(b.toolsTk, tk)
+		b.toolTk += tk
 	}
 	return nil
 }
@@ -179,6 +185,44 @@ func (b *Builder) msgTokens(m agent.Message) int {
 		n += b.count(c.Name) + b.count(c.Arguments) + 4
 	}
 	return n
+}
+
+// countedMsg is what msgTokens counted of a message: its text and calls
+// (a copy of the slice; the strings are the message's own) and the count.
+type countedMsg struct {
+	content string
+	calls   []agent.ToolCall
+	n       int
+}
+
+// stateMsgTokens is msgTokens of st.Messages[i], counted again only when
+// the message's text or calls differ from what was counted at index i
+// (the strings of a message the state still holds compare by pointer).
+func (b *Builder) stateMsgTokens(st *agent.State, i int) int {
+	m := &st.Messages[i]
+	if i < len(b.counted) {
+		if c := &b.counted[i]; c.n > 0 && c.content == m.Content && sameCalls(c.calls, m.ToolCalls) {
+			return c.n
+		}
+	}
+	n := b.msgTokens(*m)
+	if len(b.counted) < len(st.Messages) {
+		b.counted = append(b.counted, make([]countedMsg, len(st.Messages)-len(b.counted))...)
+	}
+	b.counted[i] = countedMsg{content: m.Content, calls: slices.Clone(m.ToolCalls), n: n}
+	return n
+}
+
+func sameCalls(a, b []agent.ToolCall) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Arguments != b[i].Arguments {
+			return false
+		}
+	}
+	return true
 }
 
 // budget is B = window - answer reserve - margin, divided by the
@@ -219,7 +263,7 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 	}
 	b.resolveWindow(ctx)
 	if b.runID != st.RunID || b.errLines == nil {
-		b.runID, b.errLines, b.args = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}
+		b.runID, b.errLines, b.args, b.counted = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}, nil
 	}
 	h := analyze(st, b.args)
 	v := currentView(st)

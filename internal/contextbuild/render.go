@@ -97,8 +97,8 @@ func (b *Builder) render(h *history, v *view, m *measure) (*agent.Request, event
 	l4 := &layer{id: event.LayerTask, name: "task state"}
 	l2 := &layer{id: event.LayerMessage, name: "your message"}
 
-	for _, t := range b.tools {
-		tk := b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+	for k, t := range b.tools {
+		tk := b.toolsTk[k]
 		tools.items = append(tools.items, item{kind: "tool", ref: t.Name, before: tk, after: tk})
 	}
 	tools.write([]byte(b.toolsJS))

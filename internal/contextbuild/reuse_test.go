@@ -79,3 +79,37 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestStateMsgTokensFollowsTheMessage: the per-index count is the count of
+// the message at that index now, whatever was counted there before: a
+// message replaced (a rewind), a call's arguments changed in place, calls
+// added.
+func TestStateMsgTokensFollowsTheMessage(t *testing.T) {
+	b := MustNew(t.TempDir(), "gpt-4.1", 32_000, tools.Default())
+	if err := b.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	st := agent.NewState("r", "", "", "")
+	st.Messages = []agent.Message{
+		{Role: agent.RoleUser, Content: "hello there"},
+		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.go"}`}}},
+	}
+	check := func(what string) {
+		t.Helper()
+		for i, m := range st.Messages {
+			if got, want := b.stateMsgTokens(st, i), b.msgTokens(m); got != want {
+				t.Fatalf("%s: message %d counts %d, want %d", what, i, got, want)
+			}
+		}
+	}
+	check("first count")
+	check("memoised")
+	st.Messages[0] = agent.Message{Role: agent.RoleUser, Content: "a different and much longer message than before"}
+	check("replaced")
+	st.Messages[1].ToolCalls[0].Arguments = `{"path":"a/much/longer/path/than/before.go"}`
+	check("arguments changed in place")
+	st.Messages[1].ToolCalls = append(st.Messages[1].ToolCalls, agent.ToolCall{ID: "c2", Name: "grep", Arguments: `{"pattern":"x"}`})
+	check("a call added")
+	st.Messages = append(st.Messages, agent.Message{Role: agent.RoleTool, ToolCallID: "c1", Content: "package a"})
+	check("a message added")
+}

@@ -33,7 +33,7 @@ func (b *Builder) renderUnit(h *history, u unit, c *event.CompactionData, capNew
 	var unpaired []agent.Message
 	for _, i := range u.msgs {
 		m, meta := st.Messages[i], st.Meta[i]
-		before := b.msgTokens(m)
+		before := b.stateMsgTokens(st, i)
 		switch meta.Kind {
 		case agent.KindAssistant:
 			after := before
