@@ -122,8 +122,9 @@ type Builder struct {
 	args  map[string]parsedArgs
 	runID string
 	// counted memoises msgTokens of the state's messages by index
-	// (stateMsgTokens).
+	// (stateMsgTokens); texts the counts of the layers' own texts.
 	counted []countedMsg
+	texts   [numSlots]countedText
 }
 
 // New returns a Builder.
@@ -223,6 +224,34 @@ func sameCalls(a, b []agent.ToolCall) bool {
 		}
 	}
 	return true
+}
+
+// The texts of the layers a build makes itself, each counted again only
+// when it changed since the previous build (textTokens).
+const (
+	slotL1 = iota
+	slotMap
+	slotTask
+	slotSummary
+	numSlots
+)
+
+type countedText struct {
+	s  string
+	n  int
+	ok bool
+}
+
+// textTokens is count(s), kept for the next build in its slot: the
+// instructions and the repo map are the same strings build after build,
+// the task state the same text.
+func (b *Builder) textTokens(slot int, s string) int {
+	if c := &b.texts[slot]; c.ok && c.s == s {
+		return c.n
+	}
+	n := b.count(s)
+	b.texts[slot] = countedText{s: s, n: n, ok: true}
+	return n
 }
 
 // budget is B = window - answer reserve - margin, divided by the

@@ -24,6 +24,10 @@ type measure struct {
 	// use instead of rendering it again.
 	units []renderedUnit
 	task  string // L4 (taskState), counted into reserved
+	// the messages' tokens of L1, L2 and L4 (in reserved), and L5a's
+	// message
+	l1Tk, curTk, taskTk int
+	mapMsg              string
 }
 
 // renderedUnit is a unit's messages and items under the boundaries of a
@@ -54,18 +58,23 @@ func (m *measure) rendered(i int) ([]agent.Message, []item) {
 
 func (b *Builder) newMeasure(h *history, v *view) *measure {
 	m := &measure{b: b, h: h, v: v, c: v.comp, newest: -1}
-	m.reserved = b.toolTk + b.msgTokens(agent.Message{Role: agent.RoleSystem, Content: v.l1})
+	// (msgTokens of a message of text s alone is textTokens(s) + 4)
+	m.l1Tk = b.textTokens(slotL1, v.l1) + 4
+	m.reserved = b.toolTk + m.l1Tk
 	if h.current >= 0 {
-		m.reserved += b.msgTokens(h.st.Messages[h.current])
+		m.curTk = b.stateMsgTokens(h.st, h.current)
+		m.reserved += m.curTk
 	}
 	if m.task = b.taskState(h); m.task != "" {
-		m.reserved += b.msgTokens(agent.Message{Role: agent.RoleUser, Content: m.task})
+		m.taskTk = b.textTokens(slotTask, m.task) + 4
+		m.reserved += m.taskTk
 	}
 	if v.refresh != nil && v.refresh.RepoMap != "" {
-		m.mapTk = b.msgTokens(agent.Message{Role: agent.RoleSystem, Content: repoMapMessage(v.refresh.RepoMap)})
+		m.mapMsg = repoMapMessage(v.refresh.RepoMap)
+		m.mapTk = b.textTokens(slotMap, m.mapMsg) + 4
 	}
 	if m.c.Summary != "" {
-		m.sumTk = b.msgTokens(agent.Message{Role: agent.RoleUser, Content: m.c.Summary})
+		m.sumTk = b.textTokens(slotSummary, m.c.Summary) + 4
 	}
 	rounds := h.rounds()
 	m.l3start = len(h.units)

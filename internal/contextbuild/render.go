@@ -57,9 +57,12 @@ func (l *layer) hash() string {
 	return hex.EncodeToString(l.sum.Sum(nil))[:12]
 }
 
-func (l *layer) add(b *Builder, m agent.Message, it item) {
+func (l *layer) add(b *Builder, m agent.Message, it item) { l.addTk(m, it, b.msgTokens(m)) }
+
+// addTk is add of a message whose tokens (msgTokens) are known.
+func (l *layer) addTk(m agent.Message, it item, tokens int) {
 	l.msgs = append(l.msgs, m)
-	it.after = b.msgTokens(m)
+	it.after = tokens
 	l.items = append(l.items, it)
 	l.hashMsg(m)
 }
@@ -102,19 +105,19 @@ func (b *Builder) render(h *history, v *view, m *measure) (*agent.Request, event
 		tools.items = append(tools.items, item{kind: "tool", ref: t.Name, before: tk, after: tk})
 	}
 	tools.write([]byte(b.toolsJS))
-	l1.add(b, agent.Message{Role: agent.RoleSystem, Content: v.l1}, item{kind: "instructions", before: b.count(v.l1) + 4})
+	l1.addTk(agent.Message{Role: agent.RoleSystem, Content: v.l1}, item{kind: "instructions", before: m.l1Tk}, m.l1Tk)
 	if v.refresh != nil {
 		l1.note = strings.Join(v.refresh.Instructions, ", ")
 		if v.refresh.RepoMap != "" {
-			msg := agent.Message{Role: agent.RoleSystem, Content: repoMapMessage(v.refresh.RepoMap)}
-			l5a.add(b, msg, item{kind: "map", ref: strings.Join(v.refresh.RepoMapFiles[:min(len(v.refresh.RepoMapFiles), 3)], ", "), before: b.msgTokens(msg)})
+			msg := agent.Message{Role: agent.RoleSystem, Content: m.mapMsg}
+			l5a.addTk(msg, item{kind: "map", ref: strings.Join(v.refresh.RepoMapFiles[:min(len(v.refresh.RepoMapFiles), 3)], ", "), before: m.mapTk}, m.mapTk)
 			l5a.note = fmt.Sprintf("%d files, refreshed at step %d (%s)", len(v.refresh.RepoMapFiles), v.refresh.Step, v.refresh.Reason)
 		} else if v.refresh.Error != "" {
 			l5a.note = "no repo map: " + v.refresh.Error
 		}
 	}
 	if m.c.Summary != "" {
-		l6.add(b, summaryMessage(m.c.Summary), item{kind: "summary", before: m.sumTk})
+		l6.addTk(summaryMessage(m.c.Summary), item{kind: "summary", before: m.sumTk}, m.sumTk)
 		l6.note = fmt.Sprintf("summary of the run through seq %d (%s)", m.c.FoldedThrough, m.c.Kind)
 	}
 	// the total so far decides whether the newest round must be cut
@@ -180,14 +183,13 @@ func (b *Builder) render(h *history, v *view, m *measure) (*agent.Request, event
 		l3.note = "the last rounds themselves were cut to fit the budget"
 	}
 	if task := m.task; task != "" {
-		l4.add(b, agent.Message{Role: agent.RoleUser, Content: task}, item{kind: "plan"})
+		l4.addTk(agent.Message{Role: agent.RoleUser, Content: task}, item{kind: "plan"}, m.taskTk)
 		l4.items[0].before = l4.items[0].after
 	}
 	var current agent.Message
 	if h.current >= 0 {
 		current = st.Messages[h.current]
-		tk := b.msgTokens(current)
-		l2.add(b, current, item{kind: "person", seq: st.Meta[h.current].Seq, before: tk})
+		l2.addTk(current, item{kind: "person", seq: st.Meta[h.current].Seq, before: m.curTk}, m.curTk)
 	}
 	used := m.total()
 	if capNewest > 0 {
