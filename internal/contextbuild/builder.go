@@ -125,6 +125,8 @@ type Builder struct {
 	// (stateMsgTokens); texts the counts of the layers' own texts.
 	counted []countedMsg
 	texts   [numSlots]countedText
+	// hist is the previous build's history (Builder.history).
+	hist histCache
 }
 
 // New returns a Builder.
@@ -292,9 +294,9 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 	}
 	b.resolveWindow(ctx)
 	if b.runID != st.RunID || b.errLines == nil {
-		b.runID, b.errLines, b.args, b.counted = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}, nil
+		b.runID, b.errLines, b.args, b.counted, b.hist = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}, nil, histCache{}
 	}
-	h := analyze(st, b.args)
+	h := b.history(st)
 	v := currentView(st)
 	var m *measure
 	if opt.Decide {

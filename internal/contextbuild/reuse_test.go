@@ -3,6 +3,8 @@ package contextbuild
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"agent/internal/agent"
@@ -35,6 +37,7 @@ func TestReusedMeasureRendersTheSameRequest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		sameHistory(t, b.hist.h, analyze(st, nil))
 		for _, p := range out.Events {
 			if p.EventType() == event.Compaction {
 				compacted++
@@ -112,4 +115,73 @@ func TestStateMsgTokensFollowsTheMessage(t *testing.T) {
 	check("a call added")
 	st.Messages = append(st.Messages, agent.Message{Role: agent.RoleTool, ToolCallID: "c1", Content: "package a"})
 	check("a message added")
+}
+
+// sameHistory fails unless got (a history extended build after build) is
+// the history read afresh from the state.
+func sameHistory(t *testing.T, got, want *history) {
+	t.Helper()
+	if got.st != want.st || got.current != want.current || !reflect.DeepEqual(got.units, want.units) ||
+		!reflect.DeepEqual(got.calls, want.calls) || !reflect.DeepEqual(got.order, want.order) || !reflect.DeepEqual(got.edits, want.edits) {
+		t.Fatalf("the extended history differs from the state's:\n got %+v\nwant %+v", *got, *want)
+	}
+}
+
+// TestHistoryExtendedOnlyWhenTheStateGrew: the builder extends its previous
+// history by the new messages, and reads the state afresh when anything it
+// read changed: a rewind (messages dropped, others in their places), a new
+// message of the person (the current one is no longer a unit), a message
+// changed in place.
+func TestHistoryExtendedOnlyWhenTheStateGrew(t *testing.T) {
+	b := MustNew(t.TempDir(), "gpt-4.1", 64_000, tools.Default())
+	ctx := context.Background()
+	st := agent.NewState("r", "", "gpt-4.1", "full-auto")
+	add := func(p event.Payload) {
+		e := event.New(st.RunID, p)
+		e.Seq = st.LastSeq + 1
+		st.Apply(e)
+	}
+	n := 0
+	round := func(name, args, out string, risk event.Risk) {
+		n++
+		id := fmt.Sprintf("c%d", n)
+		add(&event.ModelRequestData{Step: n})
+		add(&event.AssistantMessageData{Step: n, ToolCalls: []event.ToolCallRef{{ID: id, Name: name, Arguments: args}}})
+		add(&event.ToolCallData{CallID: id, Name: name, Arguments: args, Risk: risk})
+		add(&event.ToolResultData{CallID: id, Status: event.ResultOK, Output: out})
+	}
+	build := func(what string) {
+		t.Helper()
+		out, err := b.Build(ctx, st, agent.BuildOptions{Decide: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range out.Events {
+			add(p)
+		}
+		t.Run(what, func(t *testing.T) { sameHistory(t, b.hist.h, analyze(st, nil)) })
+	}
+	add(&event.RunStartedData{Workspace: "/w", Model: "gpt-4.1", Approval: "full-auto"})
+	add(&event.UserMessageData{Text: "go"})
+	round("read_file", `{"path":"a.go"}`, "package a", event.RiskRead)
+	build("first")
+	round("write_file", `{"path":"a.go","content":"x"}`, "ok", event.RiskWrite)
+	build("grown")
+	mark := st.LastSeq
+	round("read_file", `{"path":"b.go"}`, "package b", event.RiskRead)
+	round("read_file", `{"path":"c.go"}`, "package c", event.RiskRead)
+	build("grown by two rounds")
+	st.RewindTo(mark)
+	round("edit_file", `{"path":"b.go","old_string":"b","new_string":"B"}`, "ok", event.RiskWrite)
+	round("read_file", `{"path":"d.go"}`, "package d", event.RiskRead)
+	round("read_file", `{"path":"e.go"}`, "package e", event.RiskRead)
+	build("other rounds where the dropped ones were")
+	st.RewindTo(mark)
+	build("rewound")
+	add(&event.UserMessageData{Text: "and now?"})
+	build("a new message of the person")
+	round("read_file", `{"path":"f.go"}`, "package f", event.RiskRead)
+	build("a round after it")
+	st.Messages[len(st.Messages)-2].ToolCalls[0].Arguments = `{"path":"g.go"}`
+	build("a call changed in place")
 }
