@@ -48,6 +48,8 @@ type history struct {
 	order   []string             // call ids in order
 	// edits[path] are the seqs of successful writes to path, ascending.
 	edits map[string][]int64
+	// dupIDs: two calls have the same id (calls holds the later one's).
+	dupIDs bool
 }
 
 // parsedArgs is what callArgs read from a call's arguments, memoised with
@@ -105,6 +107,9 @@ func (h *history) add(i int, memo map[string]parsedArgs, round *int) {
 					memo[c.ID] = parsedArgs{args: c.Arguments, path: ci.path, command: ci.command}
 				}
 			}
+			if h.calls[c.ID] != nil {
+				h.dupIDs = true
+			}
 			h.calls[c.ID] = ci
 			h.order = append(h.order, c.ID)
 		}
@@ -138,6 +143,46 @@ type histCache struct {
 	h     *history
 	round int       // the open round (history.add)
 	seen  []seenMsg // what add read of each message folded
+	// units[i] is unit i of h as renderUnit last rendered it (measure.recost)
+	units []cachedUnit
+}
+
+// cachedUnit is a unit's rendering and what it was rendered from: the
+// unit's extent and the compaction's bounds. A unit of a history that is
+// only ever extended renders the same while these are the same: its
+// messages are unchanged (history checks what it reads, and their text),
+// results join only the open round (its extent grows), the edits that
+// supersede a read are at or before the compaction's bound, which is
+// before every new message; a call id used twice (a later call would
+// change what an earlier one's unit shows) turns the cache off.
+type cachedUnit struct {
+	first, last int64
+	n           int
+	r           renderedUnit
+}
+
+// unit returns the cached rendering of unit i of h under at, if any.
+func (c *histCache) unit(h *history, i int, at bounds) (renderedUnit, bool) {
+	if h != c.h || h.dupIDs || i >= len(c.units) {
+		return renderedUnit{}, false
+	}
+	u, e := &h.units[i], &c.units[i]
+	if e.r.items == nil || e.r.at != at || e.first != u.first || e.last != u.last || e.n != len(u.msgs) {
+		return renderedUnit{}, false
+	}
+	return e.r, true
+}
+
+// keep caches r as unit i of h's rendering.
+func (c *histCache) keep(h *history, i int, r renderedUnit) {
+	if h != c.h || h.dupIDs {
+		return
+	}
+	if len(c.units) < len(h.units) {
+		c.units = append(c.units, make([]cachedUnit, len(h.units)-len(c.units))...)
+	}
+	u := &h.units[i]
+	c.units[i] = cachedUnit{first: u.first, last: u.last, n: len(u.msgs), r: r}
 }
 
 // seenMsg is what history.add reads of a message.
@@ -148,19 +193,20 @@ type seenMsg struct {
 	status     event.ResultStatus
 	risk       event.Risk
 	toolCallID string
+	content    string           // read by renderUnit (the cached units)
 	calls      []agent.ToolCall // a copy
 }
 
 func seenOf(st *agent.State, i int) seenMsg {
 	m, meta := &st.Messages[i], &st.Meta[i]
 	return seenMsg{seq: meta.Seq, kind: meta.Kind, step: meta.Step, status: meta.Status, risk: meta.Risk,
-		toolCallID: m.ToolCallID, calls: slices.Clone(m.ToolCalls)}
+		toolCallID: m.ToolCallID, content: m.Content, calls: slices.Clone(m.ToolCalls)}
 }
 
 func (s *seenMsg) same(st *agent.State, i int) bool {
 	m, meta := &st.Messages[i], &st.Meta[i]
 	if s.seq != meta.Seq || s.kind != meta.Kind || s.step != meta.Step || s.status != meta.Status || s.risk != meta.Risk ||
-		s.toolCallID != m.ToolCallID || len(s.calls) != len(m.ToolCalls) {
+		s.toolCallID != m.ToolCallID || s.content != m.Content || len(s.calls) != len(m.ToolCalls) {
 		return false
 	}
 	for k := range s.calls {
@@ -186,7 +232,7 @@ func (b *Builder) history(st *agent.State) *history {
 		return c.h
 	}
 	h := newHistory(st)
-	c.h, c.round, c.seen = h, -1, make([]seenMsg, 0, len(st.Messages))
+	c.h, c.round, c.seen, c.units = h, -1, make([]seenMsg, 0, len(st.Messages)), nil
 	for i := range st.Messages {
 		h.add(i, b.args, &c.round)
 		c.seen = append(c.seen, seenOf(st, i))

@@ -95,15 +95,21 @@ func (b *Builder) newMeasure(h *history, v *view) *measure {
 func (m *measure) folded(i int) bool { return m.h.units[i].last <= m.c.FoldedThrough }
 
 func (m *measure) recost(i int) {
-	msgs, items := m.b.renderUnit(m.h, m.h.units[i], &m.c, 0)
+	at := boundsOf(&m.c)
+	r, ok := m.b.hist.unit(m.h, i, at)
+	if !ok {
+		msgs, items := m.b.renderUnit(m.h, m.h.units[i], &m.c, 0)
+		r = renderedUnit{msgs: msgs, items: items, at: at}
+		m.b.hist.keep(m.h, i, r)
+	}
 	// each message's tokens are its item's (a unit that cannot be sent
 	// has no messages and items of 0 tokens)
 	n := 0
-	for _, it := range items {
+	for _, it := range r.items {
 		n += it.after
 	}
 	m.cost[i] = n
-	m.units[i] = renderedUnit{msgs: msgs, items: items, at: boundsOf(&m.c)}
+	m.units[i] = r
 }
 
 func (m *measure) recostAll() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"agent/internal/agent"
@@ -49,23 +50,7 @@ func TestReusedMeasureRendersTheSameRequest(t *testing.T) {
 		if len(out.Events) > 0 {
 			continue // the loop builds again; so does the next model request
 		}
-		// afresh: a new measure whose units are never reused
-		hh := analyze(st, nil)
-		v := currentView(st)
-		m := b.newMeasure(hh, v)
-		for k := range m.units {
-			m.units[k].items = nil
-		}
-		req, rep, err := b.render(hh, v, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a, b := mustJSON(t, out.Request), mustJSON(t, req); a != b {
-			t.Fatalf("event %d: the request differs from one rendered afresh:\n%s\n%s", i, a, b)
-		}
-		if a, b := mustJSON(t, out.Report), mustJSON(t, rep); a != b {
-			t.Fatalf("event %d: the report differs from one rendered afresh:\n%s\n%s", i, a, b)
-		}
+		sameAsAfresh(t, b, st, out, fmt.Sprintf("event %d", i))
 		compared++
 	}
 	t.Logf("compared %d requests, %d compactions", compared, compacted)
@@ -159,7 +144,15 @@ func TestHistoryExtendedOnlyWhenTheStateGrew(t *testing.T) {
 		for _, p := range out.Events {
 			add(p)
 		}
-		t.Run(what, func(t *testing.T) { sameHistory(t, b.hist.h, analyze(st, nil)) })
+		if len(out.Events) > 0 {
+			if out, err = b.Build(ctx, st, agent.BuildOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Run(what, func(t *testing.T) {
+			sameHistory(t, b.hist.h, analyze(st, nil))
+			sameAsAfresh(t, b, st, out, what)
+		})
 	}
 	add(&event.RunStartedData{Workspace: "/w", Model: "gpt-4.1", Approval: "full-auto"})
 	add(&event.UserMessageData{Text: "go"})
@@ -184,4 +177,83 @@ func TestHistoryExtendedOnlyWhenTheStateGrew(t *testing.T) {
 	build("a round after it")
 	st.Messages[len(st.Messages)-2].ToolCalls[0].Arguments = `{"path":"g.go"}`
 	build("a call changed in place")
+	add(&event.ModelRequestData{Step: 90})
+	add(&event.AssistantMessageData{Step: 90, ToolCalls: []event.ToolCallRef{{ID: "p1", Name: "read_file", Arguments: `{"path":"p.go"}`}, {ID: "p2", Name: "read_file", Arguments: `{"path":"q.go"}`}}})
+	add(&event.ToolResultData{CallID: "p1", Status: event.ResultOK, Output: "package p"})
+	build("a round with one of its two results")
+	add(&event.ToolResultData{CallID: "p2", Status: event.ResultOK, Output: "package q"})
+	build("the other result joins the round")
+}
+
+// sameAsAfresh fails unless out (what Build made with what it kept from
+// earlier builds) is the request and report rendered afresh from st: a new
+// history, a new measure whose units are never reused.
+func sameAsAfresh(t *testing.T, b *Builder, st *agent.State, out *agent.Built, what string) {
+	t.Helper()
+	hh := analyze(st, nil)
+	v := currentView(st)
+	m := b.newMeasure(hh, v)
+	for k := range m.units {
+		m.units[k].items = nil
+	}
+	req, rep, err := b.render(hh, v, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustJSON(t, out.Request), mustJSON(t, req); a != b {
+		t.Fatalf("%s: the request differs from one rendered afresh:\n%s\n%s", what, a, b)
+	}
+	if a, b := mustJSON(t, out.Report), mustJSON(t, rep); a != b {
+		t.Fatalf("%s: the report differs from one rendered afresh:\n%s\n%s", what, a, b)
+	}
+}
+
+// TestReusedCallIDs: local models number their calls afresh each turn
+// (call_0 every time); a later call with an earlier one's id changes what
+// the earlier round shows, so the units rendered by earlier builds are not
+// reused: every request is the one rendered afresh, with and without
+// compactions.
+func TestReusedCallIDs(t *testing.T) {
+	for _, window := range []int{4096, 64_000} {
+		t.Run(fmt.Sprint(window), func(t *testing.T) { reusedCallIDs(t, window) })
+	}
+}
+
+func reusedCallIDs(t *testing.T, window int) {
+	b := MustNew(t.TempDir(), "gpt-4.1", window, tools.Default())
+	ctx := context.Background()
+	st := agent.NewState("r", "", "gpt-4.1", "full-auto")
+	add := func(p event.Payload) {
+		e := event.New(st.RunID, p)
+		e.Seq = st.LastSeq + 1
+		st.Apply(e)
+	}
+	add(&event.RunStartedData{Workspace: "/w", Model: "gpt-4.1", Approval: "full-auto"})
+	add(&event.UserMessageData{Text: "go"})
+	for step := 1; step <= 40; step++ {
+		out, err := b.Build(ctx, st, agent.BuildOptions{Decide: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range out.Events {
+			add(p)
+		}
+		if len(out.Events) > 0 {
+			if out, err = b.Build(ctx, st, agent.BuildOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sameAsAfresh(t, b, st, out, fmt.Sprintf("step %d", step))
+		path := fmt.Sprintf("f%d.go", step%5)
+		args := fmt.Sprintf(`{"path":%q}`, path)
+		add(&event.ModelRequestData{Step: step})
+		add(&event.AssistantMessageData{Step: step, ToolCalls: []event.ToolCallRef{{ID: "call_0", Name: "read_file", Arguments: args}}})
+		add(&event.ToolCallData{CallID: "call_0", Name: "read_file", Arguments: args, Risk: event.RiskRead})
+		if step%7 != 0 { // now and then a call without a result
+			add(&event.ToolResultData{CallID: "call_0", Status: event.ResultOK, Output: strings.Repeat(path+" line\n", 60)})
+		}
+	}
+	if !b.hist.h.dupIDs {
+		t.Fatal("the history did not see the reused ids")
+	}
 }
