@@ -127,6 +127,8 @@ type Builder struct {
 	texts   [numSlots]countedText
 	// hist is the previous build's history (Builder.history).
 	hist histCache
+	// l6Hash is the hash state of the previous build's older rounds.
+	l6Hash hashPrefix
 }
 
 // New returns a Builder.
@@ -294,7 +296,7 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 	}
 	b.resolveWindow(ctx)
 	if b.runID != st.RunID || b.errLines == nil {
-		b.runID, b.errLines, b.args, b.counted, b.hist = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}, nil, histCache{}
+		b.runID, b.errLines, b.args, b.counted, b.hist, b.l6Hash = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}, nil, histCache{}, hashPrefix{}
 	}
 	h := b.history(st)
 	v := currentView(st)

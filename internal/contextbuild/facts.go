@@ -277,8 +277,11 @@ type fileFacts struct {
 
 func (h *history) files(through int64) fileFacts {
 	st := h.st
-	ff := fileFacts{read: map[string]int{}, edited: map[string][]int{}, created: map[string]int{}}
-	seen := map[string]bool{}
+	// about as many paths as calls are in a long run (one file a cycle of
+	// write, read, edit, command): sized up front, not grown by rehashing
+	n := len(h.edits) + 8
+	ff := fileFacts{read: make(map[string]int, n), edited: make(map[string][]int, n), created: make(map[string]int, n)}
+	seen := make(map[string]bool, n)
 	for _, id := range h.order {
 		ci := h.calls[id]
 		if ci.result < 0 || ci.path == "" {

@@ -64,10 +64,10 @@ func (l *layer) addTk(m agent.Message, it item, tokens int) {
 	l.msgs = append(l.msgs, m)
 	it.after = tokens
 	l.items = append(l.items, it)
-	l.hashMsg(m)
+	l.hashMsg(&m)
 }
 
-func (l *layer) hashMsg(m agent.Message) {
+func (l *layer) hashMsg(m *agent.Message) {
 	b := append(l.scratch[:0], m.Role...)
 	b = append(append(append(append(append(b, 0), m.Content...), 0), m.ToolCallID...), 0)
 	for _, c := range m.ToolCalls {
@@ -155,8 +155,8 @@ func (b *Builder) render(h *history, v *view, m *measure) (*agent.Request, event
 		case i >= m.l3start:
 			l3.msgs = append(l3.msgs, msgs...)
 			l3.items = append(l3.items, items...)
-			for _, msg := range msgs {
-				l3.hashMsg(msg)
+			for k := range msgs {
+				l3.hashMsg(&msgs[k])
 			}
 		default: // hashed below, once it is known whether a note opens the layer
 			l6.msgs = append(l6.msgs, msgs...)
@@ -172,11 +172,9 @@ func (b *Builder) render(h *history, v *view, m *measure) (*agent.Request, event
 		l6.msgs = slices.Insert(l6.msgs, 0, note)
 		l6.items = slices.Insert(l6.items, 0, item{kind: "note", before: b.msgTokens(note), after: b.msgTokens(note)})
 	}
-	for _, msg := range l6.msgs {
-		l6.hashMsg(msg)
-	}
-	for _, msg := range newest {
-		l3.hashMsg(msg)
+	b.l6Hash.hashMsgs(l6, l6.msgs)
+	for k := range newest {
+		l3.hashMsg(&newest[k])
 	}
 	l3.items = append(l3.items, newestItems...)
 	if m.c.Shrunk {

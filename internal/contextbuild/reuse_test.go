@@ -186,20 +186,16 @@ func TestHistoryExtendedOnlyWhenTheStateGrew(t *testing.T) {
 }
 
 // sameAsAfresh fails unless out (what Build made with what it kept from
-// earlier builds) is the request and report rendered afresh from st: a new
-// history, a new measure whose units are never reused.
+// earlier builds) is the request and report a new builder like b renders
+// from st: a new history, a new measure, no unit, count or hash kept.
 func sameAsAfresh(t *testing.T, b *Builder, st *agent.State, out *agent.Built, what string) {
 	t.Helper()
-	hh := analyze(st, nil)
-	v := currentView(st)
-	m := b.newMeasure(hh, v)
-	for k := range m.units {
-		m.units[k].items = nil
-	}
-	req, rep, err := b.render(hh, v, m)
+	fb := MustNew(b.opt.Workspace, b.opt.Model, b.opt.Window, tools.Default())
+	fresh, err := fb.Build(context.Background(), st, agent.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	req, rep := fresh.Request, fresh.Report
 	if a, b := mustJSON(t, out.Request), mustJSON(t, req); a != b {
 		t.Fatalf("%s: the request differs from one rendered afresh:\n%s\n%s", what, a, b)
 	}
