@@ -26,8 +26,8 @@ type failure struct {
 func (h *history) failures(through int64) []failure {
 	st := h.st
 	var out []failure
-	for _, id := range h.order {
-		ci := h.calls[id]
+	for i, id := range h.order {
+		ci := h.callAt(i)
 		if ci.result < 0 {
 			continue
 		}
@@ -36,8 +36,8 @@ func (h *history) failures(through int64) []failure {
 			continue
 		}
 		f := failure{id: id, name: ci.name, what: ci.what(), step: ci.step, exit: meta.ExitCode, line: errorLine(st.Messages[ci.result].Content)}
-		for _, id2 := range h.order {
-			c2 := h.calls[id2]
+		for k := range h.order {
+			c2 := h.callAt(k)
 			if c2.result < 0 || st.Meta[c2.result].Seq <= meta.Seq || c2.name != ci.name || c2.what() != f.what {
 				continue
 			}
@@ -282,8 +282,8 @@ func (h *history) files(through int64) fileFacts {
 	n := len(h.edits) + 8
 	ff := fileFacts{read: make(map[string]int, n), edited: make(map[string][]int, n), created: make(map[string]int, n)}
 	seen := make(map[string]bool, n)
-	for _, id := range h.order {
-		ci := h.calls[id]
+	for i := range h.order {
+		ci := h.callAt(i)
 		if ci.result < 0 || ci.path == "" {
 			continue
 		}

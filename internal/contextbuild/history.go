@@ -46,6 +46,7 @@ type history struct {
 	units   []unit
 	calls   map[string]*callInfo // by call id
 	order   []string             // call ids in order
+	ordered []*callInfo          // each call's info, in order (callAt)
 	// edits[path] are the seqs of successful writes to path, ascending.
 	edits map[string][]int64
 	// dupIDs: two calls have the same id (calls holds the later one's).
@@ -112,6 +113,7 @@ func (h *history) add(i int, memo map[string]parsedArgs, round *int) {
 			}
 			h.calls[c.ID] = ci
 			h.order = append(h.order, c.ID)
+			h.ordered = append(h.ordered, ci)
 		}
 	case agent.KindTool:
 		ci := h.calls[m.ToolCallID]
@@ -299,6 +301,15 @@ func (h *history) supersededAt(ci *callInfo, readSeq, through int64) int64 {
 	return 0
 }
 
+// callAt is h.calls[h.order[i]]: the info of the i-th call, or of the
+// last call with its id when an id repeats.
+func (h *history) callAt(i int) *callInfo {
+	if h.dupIDs {
+		return h.calls[h.order[i]]
+	}
+	return h.ordered[i]
+}
+
 // callOf returns the call a tool message answers.
 func (h *history) callOf(i int) *callInfo {
 	return h.calls[h.st.Messages[i].ToolCallID]
@@ -309,8 +320,8 @@ func (h *history) callOf(i int) *callInfo {
 func (h *history) touchedDirs() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, id := range h.order {
-		ci := h.calls[id]
+	for i := range h.order {
+		ci := h.callAt(i)
 		if ci.path == "" || strings.HasPrefix(ci.path, "..") || path.IsAbs(ci.path) {
 			continue
 		}
@@ -332,7 +343,7 @@ func (h *history) filesInPlay(limit int) []string {
 	seen := map[string]bool{}
 	var out []string
 	for i := len(h.order) - 1; i >= 0 && len(out) < limit; i-- {
-		ci := h.calls[h.order[i]]
+		ci := h.callAt(i)
 		if ci.path == "" || seen[ci.path] || ci.name == "list_dir" || ci.name == "glob" || ci.name == "grep" {
 			continue
 		}

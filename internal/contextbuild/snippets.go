@@ -61,7 +61,7 @@ func (b *Builder) snippets(h *history, v *view, m *measure, room int, l *layer) 
 	var paths []string
 	seen := make(map[string]bool, len(h.edits)+8)
 	for i := len(h.order) - 1; i >= 0 && len(paths) < maxSnippetFiles; i-- {
-		ci := h.calls[h.order[i]]
+		ci := h.callAt(i)
 		if ci.path == "" || seen[ci.path] || len(h.edits[ci.path]) == 0 {
 			continue
 		}
