@@ -99,8 +99,11 @@ type Options struct {
 	RefreshEdits int
 }
 
-// Builder builds requests. It keeps nothing of a run between builds but
-// token counts; it is safe for use by one loop at a time and for
+// Builder builds requests. Between the builds of a run it keeps what makes
+// the next one cheaper — token counts, the history it read from the state,
+// the units it rendered, the older rounds' hash state — each used only
+// while what it came from is unchanged, so a request stays a pure function
+// of the state. It is safe for use by one loop at a time and for
 // concurrent reports.
 type Builder struct {
 	opt     Options
