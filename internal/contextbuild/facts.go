@@ -277,11 +277,17 @@ type fileFacts struct {
 
 func (h *history) files(through int64) fileFacts {
 	st := h.st
-	// about as many paths as calls are in a long run (one file a cycle of
-	// write, read, edit, command): sized up front, not grown by rehashing
-	n := len(h.edits) + 8
-	ff := fileFacts{read: make(map[string]int, n), edited: make(map[string][]int, n), created: make(map[string]int, n)}
-	seen := make(map[string]bool, n)
+	// one map lookup a call (the path's facts), the facts' maps filled
+	// once a path at the end: a long run has hundreds of calls a build
+	type pathFacts struct {
+		path      string
+		read      int
+		edited    []int
+		created   int
+		isCreated bool
+	}
+	idx := make(map[string]int, len(h.edits)+8)
+	var facts []pathFacts
 	for i := range h.order {
 		ci := h.callAt(i)
 		if ci.result < 0 || ci.path == "" {
@@ -291,17 +297,35 @@ func (h *history) files(through int64) fileFacts {
 		if meta.Seq > through || meta.Status != event.ResultOK {
 			continue
 		}
+		k, seen := idx[ci.path]
+		if !seen {
+			k = len(facts)
+			idx[ci.path] = k
+			facts = append(facts, pathFacts{path: ci.path})
+		}
+		f := &facts[k]
 		switch {
 		case ci.name == "read_file":
-			ff.read[ci.path]++
+			f.read++
 		case meta.Risk == event.RiskWrite:
-			if ci.name == "write_file" && !seen[ci.path] {
-				ff.created[ci.path] = ci.step
+			if ci.name == "write_file" && !seen {
+				f.created, f.isCreated = ci.step, true
 			} else {
-				ff.edited[ci.path] = append(ff.edited[ci.path], ci.step)
+				f.edited = append(f.edited, ci.step)
 			}
 		}
-		seen[ci.path] = true
+	}
+	ff := fileFacts{read: map[string]int{}, edited: map[string][]int{}, created: map[string]int{}}
+	for _, f := range facts {
+		if f.read > 0 {
+			ff.read[f.path] = f.read
+		}
+		if len(f.edited) > 0 {
+			ff.edited[f.path] = f.edited
+		}
+		if f.isCreated {
+			ff.created[f.path] = f.created
+		}
 	}
 	return ff
 }

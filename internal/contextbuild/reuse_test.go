@@ -253,3 +253,56 @@ func reusedCallIDs(t *testing.T, window int) {
 		t.Fatal("the history did not see the reused ids")
 	}
 }
+
+// filesByMaps is history.files as it was written before (a map per fact
+// and a seen set), the reference for the one-lookup version.
+func filesByMaps(h *history, through int64) fileFacts {
+	st := h.st
+	ff := fileFacts{read: map[string]int{}, edited: map[string][]int{}, created: map[string]int{}}
+	seen := map[string]bool{}
+	for _, id := range h.order {
+		ci := h.calls[id]
+		if ci.result < 0 || ci.path == "" {
+			continue
+		}
+		meta := st.Meta[ci.result]
+		if meta.Seq > through || meta.Status != event.ResultOK {
+			continue
+		}
+		switch {
+		case ci.name == "read_file":
+			ff.read[ci.path]++
+		case meta.Risk == event.RiskWrite:
+			if ci.name == "write_file" && !seen[ci.path] {
+				ff.created[ci.path] = ci.step
+			} else {
+				ff.edited[ci.path] = append(ff.edited[ci.path], ci.step)
+			}
+		}
+		seen[ci.path] = true
+	}
+	return ff
+}
+
+// TestFilesFacts: the file facts at every seq of a generated history (reads,
+// writes, edits, failures, paths written again) are those of the map
+// version.
+func TestFilesFacts(t *testing.T) {
+	h, err := histgen.Generate(histgen.Options{Seed: 3, Tokens: 40_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := agent.Fold(h.RunID, h.Events)
+	hist := analyze(st, nil)
+	created, edited := 0, 0
+	for through := int64(0); through <= st.LastSeq+1; through++ {
+		got, want := hist.files(through), filesByMaps(hist, through)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("through %d: files\n got %+v\nwant %+v", through, got, want)
+		}
+		created, edited = len(want.created), len(want.edited)
+	}
+	if created == 0 || edited == 0 {
+		t.Fatalf("the history creates %d files and edits %d: it does not exercise the facts", created, edited)
+	}
+}
