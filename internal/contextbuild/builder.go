@@ -99,8 +99,11 @@ type Options struct {
 	RefreshEdits int
 }
 
-// Builder builds requests. It keeps nothing of a run between builds but
-// token counts; it is safe for use by one loop at a time and for
+// Builder builds requests. Between the builds of a run it keeps what makes
+// the next one cheaper — token counts, the history it read from the state,
+// the units it rendered, the older rounds' hash state — each used only
+// while what it came from is unchanged, so a request stays a pure function
+// of the state. It is safe for use by one loop at a time and for
 // concurrent reports.
 type Builder struct {
 	opt     Options
@@ -108,6 +111,7 @@ type Builder struct {
 	counter *tokens.Counter
 	tools   []agent.ToolSpec
 	toolTk  int
+	toolsTk []int // each tool's share of toolTk, in b.tools' order
 	toolsJS string
 	// prepare loads counter (if nil) and counts toolTk, once.
 	prepare func() error
@@ -120,6 +124,14 @@ type Builder struct {
 	// call of the conversation at every build).
 	args  map[string]parsedArgs
 	runID string
+	// counted memoises msgTokens of the state's messages by index
+	// (stateMsgTokens); texts the counts of the layers' own texts.
+	counted []countedMsg
+	texts   [numSlots]countedText
+	// hist is the previous build's history (Builder.history).
+	hist histCache
+	// l6Hash is the hash state of the previous build's older rounds.
+	l6Hash hashPrefix
 }
 
 // New returns a Builder.
@@ -156,7 +168,9 @@ func (b *Builder) loadCounter() error {
 		b.counter = c
 	}
 	for _, t := range b.tools {
-		b.toolTk += b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+		tk := b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+		b.toolsTk = append(b.toolsTk, tk)
+		b.toolTk += tk
 	}
 	return nil
 }
@@ -178,6 +192,72 @@ func (b *Builder) msgTokens(m agent.Message) int {
 	for _, c := range m.ToolCalls {
 		n += b.count(c.Name) + b.count(c.Arguments) + 4
 	}
+	return n
+}
+
+// countedMsg is what msgTokens counted of a message: its text and calls
+// (a copy of the slice; the strings are the message's own) and the count.
+type countedMsg struct {
+	content string
+	calls   []agent.ToolCall
+	n       int
+}
+
+// stateMsgTokens is msgTokens of st.Messages[i], counted again only when
+// the message's text or calls differ from what was counted at index i
+// (the strings of a message the state still holds compare by pointer).
+func (b *Builder) stateMsgTokens(st *agent.State, i int) int {
+	m := &st.Messages[i]
+	if i < len(b.counted) {
+		if c := &b.counted[i]; c.n > 0 && c.content == m.Content && sameCalls(c.calls, m.ToolCalls) {
+			return c.n
+		}
+	}
+	n := b.msgTokens(*m)
+	if len(b.counted) < len(st.Messages) {
+		b.counted = append(b.counted, make([]countedMsg, len(st.Messages)-len(b.counted))...)
+	}
+	b.counted[i] = countedMsg{content: m.Content, calls: slices.Clone(m.ToolCalls), n: n}
+	return n
+}
+
+func sameCalls(a, b []agent.ToolCall) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Arguments != b[i].Arguments {
+			return false
+		}
+	}
+	return true
+}
+
+// The texts of the layers a build makes itself, each counted again only
+// when it changed since the previous build (textTokens).
+const (
+	slotL1 = iota
+	slotMap
+	slotTask
+	slotSummary
+	numSlots
+)
+
+type countedText struct {
+	s  string
+	n  int
+	ok bool
+}
+
+// textTokens is count(s), kept for the next build in its slot: the
+// instructions and the repo map are the same strings build after build,
+// the task state the same text.
+func (b *Builder) textTokens(slot int, s string) int {
+	if c := &b.texts[slot]; c.ok && c.s == s {
+		return c.n
+	}
+	n := b.count(s)
+	b.texts[slot] = countedText{s: s, n: n, ok: true}
 	return n
 }
 
@@ -219,20 +299,22 @@ func (b *Builder) Build(ctx context.Context, st *agent.State, opt agent.BuildOpt
 	}
 	b.resolveWindow(ctx)
 	if b.runID != st.RunID || b.errLines == nil {
-		b.runID, b.errLines, b.args = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}
+		b.runID, b.errLines, b.args, b.counted, b.hist, b.l6Hash = st.RunID, map[lineKey]string{}, map[string]parsedArgs{}, nil, histCache{}, hashPrefix{}
 	}
-	h := analyze(st, b.args)
+	h := b.history(st)
+	v := currentView(st)
+	var m *measure
 	if opt.Decide {
-		evs, err := b.decide(ctx, h)
+		evs, dm, err := b.decide(ctx, h)
 		if err != nil {
 			return nil, err
 		}
 		if len(evs) > 0 {
 			return &agent.Built{Events: evs}, nil
 		}
+		m = dm
 	}
-	v := currentView(st)
-	req, rep, err := b.render(h, v)
+	req, rep, err := b.render(h, v, m)
 	if err != nil {
 		return nil, err
 	}
@@ -275,8 +357,10 @@ func instructionsText(st *agent.State) string {
 }
 
 // decide returns the events the next request needs first: a refresh of the
-// slow layers, a compaction.
-func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, error) {
+// slow layers, a compaction. When it returns none and measured the request
+// under the current view (currentView), it returns that measure too, for
+// render (nil: render measures).
+func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, *measure, error) {
 	st := h.st
 	v := currentView(st)
 	step := st.Step + 1
@@ -298,10 +382,13 @@ func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, erro
 	bg := b.budgetFor(st)
 	m := b.newMeasure(h, v)
 	if err := m.fixedFits(bg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if m.total() <= bg.b && !st.Context.Force {
-		return evs, nil
+		if len(evs) == 0 {
+			return nil, m, nil // v is currentView(st): nothing above changed it
+		}
+		return evs, nil, nil
 	}
 	trigger := event.TriggerBudget
 	if st.Context.Force {
@@ -316,17 +403,17 @@ func (b *Builder) decide(ctx context.Context, h *history) ([]event.Payload, erro
 	}
 	m = b.newMeasure(h, v)
 	if err := m.fixedFits(bg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := b.compact(ctx, m, bg, trigger, step)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c == nil {
 		// nothing could be compacted (a forced compaction of a short run)
-		return evs, nil
+		return evs, nil, nil
 	}
-	return []event.Payload{c, r}, nil
+	return []event.Payload{c, r}, nil, nil
 }
 
 // refresh reads the slow layers afresh.

@@ -26,8 +26,8 @@ type failure struct {
 func (h *history) failures(through int64) []failure {
 	st := h.st
 	var out []failure
-	for _, id := range h.order {
-		ci := h.calls[id]
+	for i, id := range h.order {
+		ci := h.callAt(i)
 		if ci.result < 0 {
 			continue
 		}
@@ -36,8 +36,8 @@ func (h *history) failures(through int64) []failure {
 			continue
 		}
 		f := failure{id: id, name: ci.name, what: ci.what(), step: ci.step, exit: meta.ExitCode, line: errorLine(st.Messages[ci.result].Content)}
-		for _, id2 := range h.order {
-			c2 := h.calls[id2]
+		for k := range h.order {
+			c2 := h.callAt(k)
 			if c2.result < 0 || st.Meta[c2.result].Seq <= meta.Seq || c2.name != ci.name || c2.what() != f.what {
 				continue
 			}
@@ -277,10 +277,19 @@ type fileFacts struct {
 
 func (h *history) files(through int64) fileFacts {
 	st := h.st
-	ff := fileFacts{read: map[string]int{}, edited: map[string][]int{}, created: map[string]int{}}
-	seen := map[string]bool{}
-	for _, id := range h.order {
-		ci := h.calls[id]
+	// one map lookup a call (the path's facts), the facts' maps filled
+	// once a path at the end: a long run has hundreds of calls a build
+	type pathFacts struct {
+		path      string
+		read      int
+		edited    []int
+		created   int
+		isCreated bool
+	}
+	idx := make(map[string]int, len(h.edits)+8)
+	var facts []pathFacts
+	for i := range h.order {
+		ci := h.callAt(i)
 		if ci.result < 0 || ci.path == "" {
 			continue
 		}
@@ -288,17 +297,35 @@ func (h *history) files(through int64) fileFacts {
 		if meta.Seq > through || meta.Status != event.ResultOK {
 			continue
 		}
+		k, seen := idx[ci.path]
+		if !seen {
+			k = len(facts)
+			idx[ci.path] = k
+			facts = append(facts, pathFacts{path: ci.path})
+		}
+		f := &facts[k]
 		switch {
 		case ci.name == "read_file":
-			ff.read[ci.path]++
+			f.read++
 		case meta.Risk == event.RiskWrite:
-			if ci.name == "write_file" && !seen[ci.path] {
-				ff.created[ci.path] = ci.step
+			if ci.name == "write_file" && !seen {
+				f.created, f.isCreated = ci.step, true
 			} else {
-				ff.edited[ci.path] = append(ff.edited[ci.path], ci.step)
+				f.edited = append(f.edited, ci.step)
 			}
 		}
-		seen[ci.path] = true
+	}
+	ff := fileFacts{read: map[string]int{}, edited: map[string][]int{}, created: map[string]int{}}
+	for _, f := range facts {
+		if f.read > 0 {
+			ff.read[f.path] = f.read
+		}
+		if len(f.edited) > 0 {
+			ff.edited[f.path] = f.edited
+		}
+		if f.isCreated {
+			ff.created[f.path] = f.created
+		}
 	}
 	return ff
 }

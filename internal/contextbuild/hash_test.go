@@ -30,8 +30,8 @@ func TestLayerHashIsTheTextHash(t *testing.T) {
 	}
 	for _, keep := range []bool{false, true} {
 		l := &layer{keep: keep}
-		for _, m := range msgs {
-			l.hashMsg(m)
+		for k := range msgs {
+			l.hashMsg(&msgs[k])
 		}
 		if got, want := l.hash(), shortHash(old.String()); got != want {
 			t.Errorf("keep=%v: hash %s, want %s", keep, got, want)

@@ -20,22 +20,61 @@ type measure struct {
 	cost     []int
 	l3start  int // index into h.units of the first of the last rounds
 	newest   int // index of the unit after L2 (-1: none)
+	// units[i] is unit i as recost rendered it under c, for render to
+	// use instead of rendering it again.
+	units []renderedUnit
+	task  string // L4 (taskState), counted into reserved
+	// the messages' tokens of L1, L2 and L4 (in reserved), and L5a's
+	// message
+	l1Tk, curTk, taskTk int
+	mapMsg              string
+}
+
+// renderedUnit is a unit's messages and items under the boundaries of a
+// compaction (what renderUnit reads of it).
+type renderedUnit struct {
+	msgs  []agent.Message
+	items []item
+	at    bounds
+}
+
+// bounds are the fields of a compaction that renderUnit reads.
+type bounds struct {
+	masked, superseded, cut int64
+	cutTokens               int
+}
+
+func boundsOf(c *event.CompactionData) bounds {
+	return bounds{masked: c.MaskedThrough, superseded: c.SupersededThrough, cut: c.CutThrough, cutTokens: c.CutTokens}
+}
+
+// rendered returns unit i under m.c, rendered by recost or now.
+func (m *measure) rendered(i int) ([]agent.Message, []item) {
+	if r := &m.units[i]; r.at == boundsOf(&m.c) && r.items != nil {
+		return r.msgs, r.items
+	}
+	return m.b.renderUnit(m.h, m.h.units[i], &m.c, 0)
 }
 
 func (b *Builder) newMeasure(h *history, v *view) *measure {
 	m := &measure{b: b, h: h, v: v, c: v.comp, newest: -1}
-	m.reserved = b.toolTk + b.msgTokens(agent.Message{Role: agent.RoleSystem, Content: v.l1})
+	// (msgTokens of a message of text s alone is textTokens(s) + 4)
+	m.l1Tk = b.textTokens(slotL1, v.l1) + 4
+	m.reserved = b.toolTk + m.l1Tk
 	if h.current >= 0 {
-		m.reserved += b.msgTokens(h.st.Messages[h.current])
+		m.curTk = b.stateMsgTokens(h.st, h.current)
+		m.reserved += m.curTk
 	}
-	if t := b.taskState(h); t != "" {
-		m.reserved += b.msgTokens(agent.Message{Role: agent.RoleUser, Content: t})
+	if m.task = b.taskState(h); m.task != "" {
+		m.taskTk = b.textTokens(slotTask, m.task) + 4
+		m.reserved += m.taskTk
 	}
 	if v.refresh != nil && v.refresh.RepoMap != "" {
-		m.mapTk = b.msgTokens(agent.Message{Role: agent.RoleSystem, Content: repoMapMessage(v.refresh.RepoMap)})
+		m.mapMsg = repoMapMessage(v.refresh.RepoMap)
+		m.mapTk = b.textTokens(slotMap, m.mapMsg) + 4
 	}
 	if m.c.Summary != "" {
-		m.sumTk = b.msgTokens(agent.Message{Role: agent.RoleUser, Content: m.c.Summary})
+		m.sumTk = b.textTokens(slotSummary, m.c.Summary) + 4
 	}
 	rounds := h.rounds()
 	m.l3start = len(h.units)
@@ -46,6 +85,7 @@ func (b *Builder) newMeasure(h *history, v *view) *measure {
 		m.newest = len(h.units) - 1
 	}
 	m.cost = make([]int, len(h.units))
+	m.units = make([]renderedUnit, len(h.units))
 	for i := range h.units {
 		m.recost(i)
 	}
@@ -55,12 +95,21 @@ func (b *Builder) newMeasure(h *history, v *view) *measure {
 func (m *measure) folded(i int) bool { return m.h.units[i].last <= m.c.FoldedThrough }
 
 func (m *measure) recost(i int) {
-	msgs, _ := m.b.renderUnit(m.h, m.h.units[i], &m.c, 0)
+	at := boundsOf(&m.c)
+	r, ok := m.b.hist.unit(m.h, i, at)
+	if !ok {
+		msgs, items := m.b.renderUnit(m.h, m.h.units[i], &m.c, 0)
+		r = renderedUnit{msgs: msgs, items: items, at: at}
+		m.b.hist.keep(m.h, i, r)
+	}
+	// each message's tokens are its item's (a unit that cannot be sent
+	// has no messages and items of 0 tokens)
 	n := 0
-	for _, msg := range msgs {
-		n += m.b.msgTokens(msg)
+	for _, it := range r.items {
+		n += it.after
 	}
 	m.cost[i] = n
+	m.units[i] = r
 }
 
 func (m *measure) recostAll() {

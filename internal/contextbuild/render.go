@@ -57,14 +57,17 @@ func (l *layer) hash() string {
 	return hex.EncodeToString(l.sum.Sum(nil))[:12]
 }
 
-func (l *layer) add(b *Builder, m agent.Message, it item) {
+func (l *layer) add(b *Builder, m agent.Message, it item) { l.addTk(m, it, b.msgTokens(m)) }
+
+// addTk is add of a message whose tokens (msgTokens) are known.
+func (l *layer) addTk(m agent.Message, it item, tokens int) {
 	l.msgs = append(l.msgs, m)
-	it.after = b.msgTokens(m)
+	it.after = tokens
 	l.items = append(l.items, it)
-	l.hashMsg(m)
+	l.hashMsg(&m)
 }
 
-func (l *layer) hashMsg(m agent.Message) {
+func (l *layer) hashMsg(m *agent.Message) {
 	b := append(l.scratch[:0], m.Role...)
 	b = append(append(append(append(append(b, 0), m.Content...), 0), m.ToolCallID...), 0)
 	for _, c := range m.ToolCalls {
@@ -77,10 +80,13 @@ func (l *layer) hashMsg(m agent.Message) {
 }
 
 // render builds the request of h under v, and its report.
-func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextReport, error) {
+// m is the measure of h under v when the caller has it (nil: measured here).
+func (b *Builder) render(h *history, v *view, m *measure) (*agent.Request, event.ContextReport, error) {
 	st := h.st
 	bg := b.budgetFor(st)
-	m := b.newMeasure(h, v)
+	if m == nil {
+		m = b.newMeasure(h, v)
+	}
 	if err := m.fixedFits(bg); err != nil {
 		return nil, event.ContextReport{}, err
 	}
@@ -94,24 +100,24 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 	l4 := &layer{id: event.LayerTask, name: "task state"}
 	l2 := &layer{id: event.LayerMessage, name: "your message"}
 
-	for _, t := range b.tools {
-		tk := b.count(t.Name) + b.count(t.Description) + b.count(string(t.Parameters)) + 8
+	for k, t := range b.tools {
+		tk := b.toolsTk[k]
 		tools.items = append(tools.items, item{kind: "tool", ref: t.Name, before: tk, after: tk})
 	}
 	tools.write([]byte(b.toolsJS))
-	l1.add(b, agent.Message{Role: agent.RoleSystem, Content: v.l1}, item{kind: "instructions", before: b.count(v.l1) + 4})
+	l1.addTk(agent.Message{Role: agent.RoleSystem, Content: v.l1}, item{kind: "instructions", before: m.l1Tk}, m.l1Tk)
 	if v.refresh != nil {
 		l1.note = strings.Join(v.refresh.Instructions, ", ")
 		if v.refresh.RepoMap != "" {
-			msg := agent.Message{Role: agent.RoleSystem, Content: repoMapMessage(v.refresh.RepoMap)}
-			l5a.add(b, msg, item{kind: "map", ref: strings.Join(v.refresh.RepoMapFiles[:min(len(v.refresh.RepoMapFiles), 3)], ", "), before: b.msgTokens(msg)})
+			msg := agent.Message{Role: agent.RoleSystem, Content: m.mapMsg}
+			l5a.addTk(msg, item{kind: "map", ref: strings.Join(v.refresh.RepoMapFiles[:min(len(v.refresh.RepoMapFiles), 3)], ", "), before: m.mapTk}, m.mapTk)
 			l5a.note = fmt.Sprintf("%d files, refreshed at step %d (%s)", len(v.refresh.RepoMapFiles), v.refresh.Step, v.refresh.Reason)
 		} else if v.refresh.Error != "" {
 			l5a.note = "no repo map: " + v.refresh.Error
 		}
 	}
 	if m.c.Summary != "" {
-		l6.add(b, summaryMessage(m.c.Summary), item{kind: "summary", before: m.sumTk})
+		l6.addTk(summaryMessage(m.c.Summary), item{kind: "summary", before: m.sumTk}, m.sumTk)
 		l6.note = fmt.Sprintf("summary of the run through seq %d (%s)", m.c.FoldedThrough, m.c.Kind)
 	}
 	// the total so far decides whether the newest round must be cut
@@ -141,7 +147,7 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		if i == m.newest && capNewest > 0 {
 			msgs, items = b.renderNewest(h, u, m, bg, capNewest)
 		} else {
-			msgs, items = b.renderUnit(h, u, &m.c, 0)
+			msgs, items = m.rendered(i)
 		}
 		switch {
 		case i == m.newest:
@@ -149,8 +155,8 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		case i >= m.l3start:
 			l3.msgs = append(l3.msgs, msgs...)
 			l3.items = append(l3.items, items...)
-			for _, msg := range msgs {
-				l3.hashMsg(msg)
+			for k := range msgs {
+				l3.hashMsg(&msgs[k])
 			}
 		default: // hashed below, once it is known whether a note opens the layer
 			l6.msgs = append(l6.msgs, msgs...)
@@ -166,25 +172,22 @@ func (b *Builder) render(h *history, v *view) (*agent.Request, event.ContextRepo
 		l6.msgs = slices.Insert(l6.msgs, 0, note)
 		l6.items = slices.Insert(l6.items, 0, item{kind: "note", before: b.msgTokens(note), after: b.msgTokens(note)})
 	}
-	for _, msg := range l6.msgs {
-		l6.hashMsg(msg)
-	}
-	for _, msg := range newest {
-		l3.hashMsg(msg)
+	b.l6Hash.hashMsgs(l6, l6.msgs)
+	for k := range newest {
+		l3.hashMsg(&newest[k])
 	}
 	l3.items = append(l3.items, newestItems...)
 	if m.c.Shrunk {
 		l3.note = "the last rounds themselves were cut to fit the budget"
 	}
-	if task := b.taskState(h); task != "" {
-		l4.add(b, agent.Message{Role: agent.RoleUser, Content: task}, item{kind: "plan"})
+	if task := m.task; task != "" {
+		l4.addTk(agent.Message{Role: agent.RoleUser, Content: task}, item{kind: "plan"}, m.taskTk)
 		l4.items[0].before = l4.items[0].after
 	}
 	var current agent.Message
 	if h.current >= 0 {
 		current = st.Messages[h.current]
-		tk := b.msgTokens(current)
-		l2.add(b, current, item{kind: "person", seq: st.Meta[h.current].Seq, before: tk})
+		l2.addTk(current, item{kind: "person", seq: st.Meta[h.current].Seq, before: m.curTk}, m.curTk)
 	}
 	used := m.total()
 	if capNewest > 0 {

@@ -38,7 +38,7 @@ func (b *Builder) snippets(h *history, v *view, m *measure, room int, l *layer) 
 		return
 	}
 	st := h.st
-	visible := map[string]bool{} // a verbatim read or write of the path after its last edit
+	visible := make(map[string]bool, len(h.edits)+8) // a verbatim read or write of the path after its last edit
 	for i, u := range h.units {
 		if m.folded(i) || u.kind != unitRound {
 			continue
@@ -59,9 +59,9 @@ func (b *Builder) snippets(h *history, v *view, m *measure, room int, l *layer) 
 		}
 	}
 	var paths []string
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(h.edits)+8)
 	for i := len(h.order) - 1; i >= 0 && len(paths) < maxSnippetFiles; i-- {
-		ci := h.calls[h.order[i]]
+		ci := h.callAt(i)
 		if ci.path == "" || seen[ci.path] || len(h.edits[ci.path]) == 0 {
 			continue
 		}

@@ -121,8 +121,8 @@ func (b *Builder) writeLedger(sb *strings.Builder, h *history, through int64) {
 	st := h.st
 	var lines, cmds []string
 	failedCmds := 0
-	for _, id := range h.order {
-		ci := h.calls[id]
+	for i := range h.order {
+		ci := h.callAt(i)
 		if ci.result < 0 {
 			continue
 		}

@@ -33,14 +33,16 @@ func (b *Builder) renderUnit(h *history, u unit, c *event.CompactionData, capNew
 	var unpaired []agent.Message
 	for _, i := range u.msgs {
 		m, meta := st.Messages[i], st.Meta[i]
-		before := b.msgTokens(m)
+		before := b.stateMsgTokens(st, i)
 		switch meta.Kind {
 		case agent.KindAssistant:
+			after := before
 			if meta.Seq <= c.MaskedThrough && len(m.ToolCalls) > 0 {
 				m.ToolCalls = maskCalls(m.ToolCalls)
+				after = b.msgTokens(m)
 			}
 			msgs = append(msgs, m)
-			it := item{kind: "assistant", seq: meta.Seq, before: before, after: b.msgTokens(m)}
+			it := item{kind: "assistant", seq: meta.Seq, before: before, after: after}
 			if it.after != before {
 				it.reason = event.ReasonMasked
 			}
@@ -56,9 +58,13 @@ func (b *Builder) renderUnit(h *history, u unit, c *event.CompactionData, capNew
 			}
 		case agent.KindTool:
 			text, reason := b.toolText(h, i, c, capNewest)
-			m.Content = text
+			after := before
+			if text != m.Content { // an output sent verbatim costs what it did
+				m.Content = text
+				after = b.msgTokens(m)
+			}
 			msgs = append(msgs, m)
-			items = append(items, item{kind: "tool_result", ref: m.ToolCallID, seq: meta.Seq, before: before, after: b.msgTokens(m), reason: reason})
+			items = append(items, item{kind: "tool_result", ref: m.ToolCallID, seq: meta.Seq, before: before, after: after, reason: reason})
 		case agent.KindPerson:
 			msgs = append(msgs, m)
 			items = append(items, item{kind: "person", seq: meta.Seq, before: before, after: before})

@@ -38,6 +38,9 @@ type appender struct {
 	mu    sync.Mutex
 	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
+	// last is the last seq this connection committed, by run
+	// (append_known.go).
+	last map[string]int64
 }
 
 // with runs fn on the append connection, opening it on first use.
@@ -75,7 +78,7 @@ func (a *appender) close() {
 	if a.conn != nil {
 		a.conn.Close()
 	}
-	a.conn, a.stmts = nil, nil
+	a.conn, a.stmts, a.last = nil, nil, nil
 }
 
 // setSync switches the connection between synchronous=FULL (fsync the WAL
@@ -99,11 +102,15 @@ const (
 	sqlInsertEv = `INSERT INTO events(run_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`
 	// The token sums saturate: SQLite turns an overflowing integer sum into a
 	// REAL, and CAST clamps a REAL too large for an INTEGER to the largest one.
-	sqlUpdateRun = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = CAST(tokens_in + ? AS INTEGER), tokens_out = CAST(tokens_out + ? AS INTEGER), status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer), model = coalesce(?, model), approval = coalesce(?, approval) WHERE id = ?`
-	sqlInsertCP  = `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created) SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`
-	sqlInsertGr  = `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`
-	sqlDeleteGr  = `DELETE FROM grants WHERE run_id = ? AND rule = ?`
-	sqlInsertAud = `INSERT INTO audit(time, run_id, action, call_id, detail) VALUES (?, ?, ?, ?, ?)`
+	sqlUpdateRunSet = `UPDATE runs SET last_seq = ?, updated = ?, steps = max(steps, ?), tool_calls = tool_calls + ?, tokens_in = CAST(tokens_in + ? AS INTEGER), tokens_out = CAST(tokens_out + ? AS INTEGER), status = coalesce(?, status), failure = coalesce(?, failure), answer = coalesce(?, answer), model = coalesce(?, model), approval = coalesce(?, approval)`
+	sqlUpdateRun    = sqlUpdateRunSet + ` WHERE id = ?`
+	// sqlUpdateRunAt is sqlUpdateRun while the run's last seq is still the
+	// last parameter (append_known.go).
+	sqlUpdateRunAt = sqlUpdateRunSet + ` WHERE id = ? AND last_seq = ?`
+	sqlInsertCP    = `INSERT OR IGNORE INTO checkpoints(id, run_id, seq, step, call_id, kind, files, workspace, created) SELECT ?, id, ?, ?, ?, ?, ?, workspace, ? FROM runs WHERE id = ?`
+	sqlInsertGr    = `INSERT INTO grants(run_id, rule, created, expires) VALUES (?, ?, ?, ?)`
+	sqlDeleteGr    = `DELETE FROM grants WHERE run_id = ? AND rule = ?`
+	sqlInsertAud   = `INSERT INTO audit(time, run_id, action, call_id, detail) VALUES (?, ?, ?, ?, ?)`
 	// The transaction and the sync mode are statements on the append
 	// connection too: database/sql's Tx would prepare every statement
 	// again for each transaction (Tx.Stmt re-prepares a statement that
@@ -181,6 +188,11 @@ func (s *Store) appendOn(ctx context.Context, evs []*event.Event, sync bool) err
 			}
 			defer s.app.setSync(ctx, false)
 		}
+		if last, ok := s.app.last[evs[0].RunID]; ok {
+			if done, err := s.appendKnown(ctx, evs, data, what, last); done {
+				return err
+			}
+		}
 		return s.appendTx(ctx, evs, data, what)
 	})
 }
@@ -205,6 +217,7 @@ func (s *Store) appendTx(ctx context.Context, evs []*event.Event, data [][]byte,
 		if !committed {
 			rb, _ := stmt(sqlRollback)
 			_, _ = rb.ExecContext(ctx)
+			delete(s.app.last, runID)
 		}
 	}()
 	q, _ := stmt(sqlLastSeq)
@@ -244,6 +257,7 @@ func (s *Store) appendTx(ctx context.Context, evs []*event.Event, data [][]byte,
 		return fmt.Errorf("append %s: %w", what, err)
 	}
 	committed = true
+	s.app.committed(runID, last)
 	return nil
 }
 

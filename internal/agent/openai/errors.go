@@ -66,9 +66,9 @@ type attemptInfo struct {
 	header http.Header
 	body   io.Closer // closed when the attempt fails (go-openai leaves error bodies open)
 	sse    *sseBody  // the normalising reader over a 200 response's body
-	// messages is the encoded messages array the doer puts in the body
+	// wire is the encoded messages and tools the doer puts in the body
 	// (msgcache.go); nil: the body is sent as go-openai made it.
-	messages []byte
+	wire *wireBody
 }
 
 type attemptKey struct{}
@@ -79,8 +79,8 @@ type recordingDoer struct{ c *http.Client }
 
 func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
 	info, _ := req.Context().Value(attemptKey{}).(*attemptInfo)
-	if info != nil && info.messages != nil {
-		r, err := spliceMessages(req, info.messages)
+	if info != nil && info.wire != nil {
+		r, err := splice(req, info.wire)
 		if err != nil {
 			return nil, err
 		}

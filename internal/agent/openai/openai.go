@@ -82,6 +82,7 @@ type Provider struct {
 	baseURL string
 	client  *goopenai.Client
 	msgs    *messageCache // the messages' encoding, kept across requests
+	tools   *toolCache    // the tools' encoding, kept across requests
 }
 
 var _ agent.Provider = (*Provider)(nil)
@@ -127,7 +128,7 @@ func New(cfg Config) (*Provider, error) {
 	occ := goopenai.DefaultConfig(cfg.APIKey)
 	occ.BaseURL = base
 	occ.HTTPClient = recordingDoer{c: cfg.HTTPClient}
-	return &Provider{cfg: cfg, baseURL: base, client: goopenai.NewClientWithConfig(occ), msgs: &messageCache{}}, nil
+	return &Provider{cfg: cfg, baseURL: base, client: goopenai.NewClientWithConfig(occ), msgs: &messageCache{}, tools: &toolCache{}}, nil
 }
 
 // Model is the default model of the provider.
@@ -140,17 +141,25 @@ func (p *Provider) BaseURL() string { return p.baseURL }
 // that happen before the first chunk arrives, and returns the stream of the
 // turn. Errors are *ModelError, or wrap ctx.Err() when ctx ends.
 func (p *Provider) Stream(ctx context.Context, req *agent.Request) (agent.Stream, error) {
-	creq, err := p.buildRequest(req)
+	// what buildRequest makes, but the messages and the tools encoded by
+	// the caches, for the doer to put in the body (msgcache.go)
+	model, err := p.model(req)
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := p.msgs.encode(creq.Messages)
+	wire, err := p.msgs.encode(req.Messages)
 	if err != nil {
-		return nil, &ModelError{Err: err, Msg: fmt.Sprintf("invalid conversation: %v", err)}
+		return nil, err
 	}
-	creq.Messages = nil // the doer puts msgs in the body (msgcache.go)
+	if wire.tools, err = p.tools.encode(req.Tools); err != nil {
+		return nil, err
+	}
+	creq := goopenai.ChatCompletionRequest{Model: model, Stream: true, StreamOptions: &goopenai.StreamOptions{IncludeUsage: true}}
+	if wire.tools != nil {
+		creq.Tools = []goopenai.Tool{{Type: toolsPlaceholderType}}
+	}
 	for attempt := 1; ; attempt++ {
-		s, err := p.attempt(ctx, creq, msgs)
+		s, err := p.attempt(ctx, creq, &wire)
 		if err == nil {
 			return s, nil
 		}
@@ -180,11 +189,11 @@ func (p *Provider) Stream(ctx context.Context, req *agent.Request) (agent.Stream
 
 // attempt makes one HTTP request and reads the first chunk, so that failures
 // before any data arrived can be retried.
-func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, msgs []byte) (*stream, error) {
+func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest, wire *wireBody) (*stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("model request: %w", err)
 	}
-	info := &attemptInfo{messages: msgs}
+	info := &attemptInfo{wire: wire}
 	var actx context.Context
 	var cancelTimeout context.CancelFunc
 	if p.cfg.RequestTimeout > 0 {
@@ -220,18 +229,29 @@ func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequ
 	return s, nil
 }
 
-// buildRequest maps an agent.Request onto the wire request.
-func (p *Provider) buildRequest(req *agent.Request) (goopenai.ChatCompletionRequest, error) {
+// model is the model a request asks for.
+func (p *Provider) model(req *agent.Request) (string, error) {
 	model := req.Model
 	if model == "" {
 		model = p.cfg.Model
 	}
 	if model == "" {
-		return goopenai.ChatCompletionRequest{}, &ModelError{Msg: "no model configured: set --model or AGENT_MODEL"}
+		return "", &ModelError{Msg: "no model configured: set --model or AGENT_MODEL"}
+	}
+	return model, nil
+}
+
+// buildRequest maps an agent.Request onto the wire request. Stream sends
+// the same request with its messages and tools encoded by the caches
+// (msgcache.go); this is what the caches' bytes must equal.
+func (p *Provider) buildRequest(req *agent.Request) (goopenai.ChatCompletionRequest, error) {
+	model, err := p.model(req)
+	if err != nil {
+		return goopenai.ChatCompletionRequest{}, err
 	}
 	msgs := make([]goopenai.ChatCompletionMessage, 0, len(req.Messages))
 	for i, m := range req.Messages {
-		if m.Role == agent.RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0 {
+		if skipped(&m) {
 			continue // an empty answer: the API rejects an assistant message without content or tool calls
 		}
 		wm, err := wireMessage(m)
@@ -240,13 +260,28 @@ func (p *Provider) buildRequest(req *agent.Request) (goopenai.ChatCompletionRequ
 		}
 		msgs = append(msgs, wm)
 	}
+	tools, err := wireTools(req.Tools)
+	if err != nil {
+		return goopenai.ChatCompletionRequest{}, err
+	}
+	return goopenai.ChatCompletionRequest{
+		Model:         model,
+		Messages:      msgs,
+		Tools:         tools,
+		Stream:        true,
+		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
+	}, nil
+}
+
+// wireTools maps the tools' specs onto the wire's function tools.
+func wireTools(specs []agent.ToolSpec) ([]goopenai.Tool, error) {
 	var tools []goopenai.Tool
-	for _, t := range req.Tools {
+	for _, t := range specs {
 		params := t.Parameters
 		if len(strings.TrimSpace(string(params))) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		} else if !json.Valid(params) {
-			return goopenai.ChatCompletionRequest{}, &ModelError{Msg: fmt.Sprintf("invalid tool %q: its parameters are not valid JSON", t.Name)}
+			return nil, &ModelError{Msg: fmt.Sprintf("invalid tool %q: its parameters are not valid JSON", t.Name)}
 		}
 		tools = append(tools, goopenai.Tool{
 			Type: goopenai.ToolTypeFunction,
@@ -257,13 +292,7 @@ func (p *Provider) buildRequest(req *agent.Request) (goopenai.ChatCompletionRequ
 			},
 		})
 	}
-	return goopenai.ChatCompletionRequest{
-		Model:         model,
-		Messages:      msgs,
-		Tools:         tools,
-		Stream:        true,
-		StreamOptions: &goopenai.StreamOptions{IncludeUsage: true},
-	}, nil
+	return tools, nil
 }
 
 func wireMessage(m agent.Message) (goopenai.ChatCompletionMessage, error) {
