@@ -216,8 +216,8 @@ func (r *Runner) unknownOutcome(ctx context.Context, st *State, oc *OpenCall) er
 
 // endProcesses ends what is left of the run's commands.
 func (r *Runner) endProcesses(ctx context.Context, st *State) []event.ProcessReport {
-	if r.Processes == nil || len(st.Commands) == 0 {
-		return nil
+	if r.Processes == nil || !startedAProcess(st.Commands) {
+		return nil // a command run in-process (pid 0) leaves no process behind
 	}
 	reps := r.Processes.End(ctx, st.RunID, st.Commands)
 	for i := range reps {
@@ -226,6 +226,17 @@ func (r *Runner) endProcesses(ctx context.Context, st *State) []event.ProcessRep
 		}
 	}
 	return reps
+}
+
+// startedAProcess reports whether any of the run's commands ran as a
+// process (the ones of builtins run in-process are journaled with pid 0).
+func startedAProcess(cmds []event.CommandStartedData) bool {
+	for _, c := range cmds {
+		if c.PID != 0 || c.PGID != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // callPaths returns the workspace path a file tool's arguments name.
