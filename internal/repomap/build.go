@@ -51,10 +51,18 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	if workers <= 0 {
 		workers = 2
 	}
-	ctr, err := getCounter(opts.Encoding)
-	if err != nil {
+	if _, err := tokenEncoding(opts.Encoding); err != nil {
 		return nil, err
 	}
+	// What does not depend on the walk runs beside it and the parsing (a
+	// build is mostly waiting on one core otherwise): the tokenizer's
+	// vocabulary, the snapshot's read and decoding, and (once the snapshot
+	// has brought back the history it kept) the git recency.
+	ctrc := goValue(func() (*counter, error) { return getCounter(opts.Encoding) })
+	defer ctrc.wait()
+	ss, _ := opts.Cache.(SnapshotStore)
+	snapc := b.prefetchSnapshot(ctx, ss, root)
+	defer snapc.wait()
 
 	tr, err := walk(ctx, root)
 	if err != nil {
@@ -62,10 +70,11 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	}
 	layout := newGoLayout(root, tr.others, goDirs(tr.sources))
 	ri := b.index(root, layout.key)
-	ss, _ := opts.Cache.(SnapshotStore)
 	if ss != nil && ri.snap == snapUnknown {
-		b.readSnapshot(ctx, ss, root, layout.key, ri)
+		b.readSnapshot(snapc, root, layout.key, ri)
 	}
+	recentc := goValue(func() (map[string]float64, error) { return b.history.recent(ctx, root), nil })
+	defer recentc.wait()
 	st, err := b.load(ctx, tr.sources, ri, layout, opts.Cache, workers)
 	if err != nil {
 		return nil, err
@@ -88,8 +97,9 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	}
 	n := b.in.n()
 	muls := b.in.muls[:n:n]
-	r := &run{root: root, opts: opts, live: live, comp: comp, ids: n, name: b.in.name, qi: parseQuery(opts.Query), hist: &b.history}
-	r.personalize(ctx, tr)
+	r := &run{root: root, opts: opts, live: live, comp: comp, ids: n, name: b.in.name, qi: parseQuery(opts.Query)}
+	gitRecent, _ := recentc.wait()
+	r.personalize(tr, gitRecent)
 
 	res := newResolver(live)
 	imports := make([][]int32, len(live))
@@ -126,6 +136,10 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 		rootName: filepath.Base(root), root: root, all: tr.sources, live: shown, rank: shownRank,
 		others: tr.others, imports: shownImports, goDeps: goDeps(shown, layout), recent: r.recent, skipped: st.skipped,
 	})
+	ctr, err := ctrc.wait()
+	if err != nil {
+		return nil, err
+	}
 	ft := fit(ctr, budget, share, items, &mapRenderer{live: live, cands: cands, fileRank: rk.fileRank})
 	if ft.files == nil {
 		ft.files = []File{}
@@ -168,7 +182,6 @@ type run struct {
 	ids  int                   // number of interned ids
 	name func(id int32) string // bare name of an id
 	qi   queryInfo
-	hist *gitHistory
 
 	focus, conv, chat []bool
 	pers              []float64
@@ -180,8 +193,8 @@ type run struct {
 
 // personalize seeds the PageRank: focus and conversation files, the
 // definers of identifiers and the files whose paths the request names,
-// and recently changed files (git history, then mtimes).
-func (r *run) personalize(ctx context.Context, tr *tree) {
+// and recently changed files (gr, the git history's recency, then mtimes).
+func (r *run) personalize(tr *tree, gr map[string]float64) {
 	n := len(r.live)
 	r.focus, r.conv, r.chat = make([]bool, n), make([]bool, n), make([]bool, n)
 	r.pers = make([]float64, n)
@@ -234,7 +247,6 @@ func (r *run) personalize(ctx context.Context, tr *tree) {
 	if len(r.qi.exact) > 0 || len(r.opts.Focus) > 0 {
 		recentW *= 0.3
 	}
-	gr := r.hist.recent(ctx, r.root)
 	for rel, w := range gr {
 		if i, ok := index[rel]; ok {
 			r.pers[i] += recentW * min(w, 2)
