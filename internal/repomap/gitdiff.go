@@ -39,7 +39,6 @@ type treeDiff struct {
 	ctx context.Context
 	s   treeSource
 	fn  func(string)
-	buf []byte
 }
 
 func (d *treeDiff) tree(h plumbing.Hash) ([]object.TreeEntry, error) {

@@ -30,6 +30,13 @@ import (
 func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
 	buf := tokPool.Get().(*[]gtok)
 	defer tokPool.Put(buf)
+	return scanGoWith(src, refs, buf)
+}
+
+// scanGoWith is scanGo lexing into *buf, which it keeps grown for the next
+// file (a parse worker owns one: a sync.Pool is emptied by every
+// collection, and a cold build regrew its buffers by 84 MB).
+func scanGoWith(src []byte, refs bool, buf *[]gtok) (t *FileTags, ok bool) {
 	s := unsafe.String(unsafe.SliceData(src), len(src)) // src is never written again: see readTags
 	toks, ok := lexGo(s, (*buf)[:0])
 	if cap(toks) <= maxPooledToks {
