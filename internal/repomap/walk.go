@@ -85,15 +85,6 @@ func walk(ctx context.Context, root string) (*tree, error) {
 	return t, nil
 }
 
-// readTags reads f beneath root (a directory swapped for a symlink cannot
-// lead it outside the workspace) and extracts its tags; nil when it cannot
-// be read. It updates f's size and mtime to those of what it read.
-func readTags(root *os.Root, f *srcFile) *FileTags {
-	var sc scratch
-	t, _ := sc.readTags(root, f)
-	return t
-}
-
 // scratch is the memory one parse worker reuses from file to file: scanGo's
 // token buffer, and source buffers handed back (free) once the file's tags
 // were compacted and interned, which copy what they keep.
@@ -117,9 +108,12 @@ func (sc *scratch) recycle(src []byte) {
 	}
 }
 
-// readTags reads and extracts f as the function readTags does, into
-// recycled memory; src, when not nil, is the Go source buffer t's strings
-// point into, which the caller may recycle once it no longer holds t.
+// readTags reads f beneath root (a directory swapped for a symlink cannot
+// lead it outside the workspace) and extracts its tags; nil when it cannot
+// be read. It updates f's size and mtime to those of what it read.
+// It reads into recycled memory; src, when not nil, is the source buffer
+// t's strings may point into, which the caller may hand back (recycle)
+// once it no longer holds t.
 func (sc *scratch) readTags(root *os.Root, f *srcFile) (t *FileTags, src []byte) {
 	engine := engineFor(f.lang)
 	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -176,12 +170,10 @@ func engineFor(lang string) string {
 	return otherEngine
 }
 
-// readSized reads file, whose stat said size bytes, to its end (at most
+// readSizedInto reads file, whose stat said size bytes, to its end (at most
 // maxFileSize+1 bytes): one read into a buffer of the right size when the
 // file did not grow since.
-func readSized(file io.Reader, size int64) ([]byte, error) { return readSizedInto(file, size, nil) }
-
-// readSizedInto is readSized reading into buf when it is large enough.
+// It reads into buf when buf is large enough.
 func readSizedInto(file io.Reader, size int64, buf []byte) ([]byte, error) {
 	var src []byte
 	if int64(cap(buf)) > size {
