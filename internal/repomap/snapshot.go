@@ -182,6 +182,38 @@ func redactTags(fi *fileInfo, red func(string) string) *fileInfo {
 	return compact(t)
 }
 
+// redactsNothing reports whether red leaves every field redactTags would
+// redact as it is: the file is then written as the index holds it
+// (redactTags would only rebuild the same fileInfo).
+func redactsNothing(fi *fileInfo, red func(string) string) bool {
+	if red(fi.Package) != fi.Package {
+		return false
+	}
+	for i := range fi.defs {
+		d := &fi.defs[i]
+		if sig := fi.sig(d); red(sig) != sig {
+			return false
+		}
+		if n := fi.name(d); redactLong(n, red) != n {
+			return false
+		}
+		if p := fi.parent(d); redactLong(p, red) != p {
+			return false
+		}
+	}
+	for _, imp := range fi.Imports {
+		if redactLong(imp, red) != imp {
+			return false
+		}
+	}
+	for _, r := range fi.Routes {
+		if red(r.Pattern) != r.Pattern {
+			return false
+		}
+	}
+	return true
+}
+
 // redactLong redacts s when it is long enough to hold a secret; shorter
 // identifiers are tokens, not keys (as the cache rows treat them).
 func redactLong(s string, red func(string) string) string {
