@@ -99,6 +99,14 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	muls := b.in.muls[:n:n]
 	r := &run{root: root, opts: opts, live: live, comp: comp, ids: n, name: b.in.name, qi: parseQuery(opts.Query)}
 	gitRecent, _ := recentc.wait()
+	// The snapshot is written beside the ranking and the rendering, which
+	// only read the index and the table (the history it keeps is read by
+	// now).
+	var snapw *future[struct{}]
+	if ss != nil && ctx.Err() == nil && b.snapshotStale(root, ri, len(tr.sources)) {
+		snapw = goValue(func() (struct{}, error) { return struct{}{}, b.writeSnapshot(ctx, ss, root, ri) })
+		defer snapw.wait()
+	}
 	r.personalize(tr, gitRecent)
 
 	res := newResolver(live)
@@ -144,10 +152,8 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	if ft.files == nil {
 		ft.files = []File{}
 	}
-	if ss != nil && ctx.Err() == nil && b.snapshotStale(root, ri, len(tr.sources)) {
-		// last: the ranking's memory is garbage by now, and the snapshot
-		// keeps the history personalize read
-		if err := b.writeSnapshot(ctx, ss, root, ri); err != nil {
+	if snapw != nil {
+		if _, err := snapw.wait(); err != nil {
 			return nil, err
 		}
 	}
