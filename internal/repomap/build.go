@@ -54,15 +54,13 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	if _, err := tokenEncoding(opts.Encoding); err != nil {
 		return nil, err
 	}
-	// What does not depend on the walk runs beside it and the parsing (a
-	// build is mostly waiting on one core otherwise): the tokenizer's
-	// vocabulary, the snapshot's read and decoding, and (once the snapshot
-	// has brought back the history it kept) the git recency.
+	// What does not depend on the walk and the parsing runs beside them:
+	// the tokenizer's vocabulary, and (once the snapshot has brought back
+	// the history it kept) the git recency. (The snapshot is read after the
+	// walk: read beside it, a warm build's heap peaked 3-4 MiB higher and
+	// took one more collection, for no measurable wall time.)
 	ctrc := goValue(func() (*counter, error) { return getCounter(opts.Encoding) })
 	defer ctrc.wait()
-	ss, _ := opts.Cache.(SnapshotStore)
-	snapc := b.prefetchSnapshot(ctx, ss, root)
-	defer snapc.wait()
 
 	tr, err := walk(ctx, root)
 	if err != nil {
@@ -70,8 +68,9 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	}
 	layout := newGoLayout(root, tr.others, goDirs(tr.sources))
 	ri := b.index(root, layout.key)
+	ss, _ := opts.Cache.(SnapshotStore)
 	if ss != nil && ri.snap == snapUnknown {
-		b.readSnapshot(snapc, root, layout.key, ri)
+		b.readSnapshot(ctx, ss, root, layout.key, ri)
 	}
 	recentc := goValue(func() (map[string]float64, error) { return b.history.recent(ctx, root), nil })
 	defer recentc.wait()

@@ -88,21 +88,25 @@ func snapshotEngine() string {
 // engine. Anything else — no snapshot, another version, a damaged or
 // truncated file — leaves the Builder as it was and marks the snapshot
 // missing, so that this build writes a new one.
-func (b *Builder) readSnapshot(snapc *future[*decodedSnapshot], root, layout string, ri *rootIndex) {
-	ds, err := snapc.wait()
+func (b *Builder) readSnapshot(ctx context.Context, ss SnapshotStore, root, layout string, ri *rootIndex) {
+	data, err := ss.ReadSnapshot(ctx)
 	if errors.Is(err, ErrSnapshotsOff) {
 		ri.snap = snapOff
 		return
 	}
 	ri.snap = snapMissing
-	if err != nil || ds.snap == nil {
+	if err != nil {
 		return
 	}
-	if len(ri.files) > 0 || (b.in != nil && b.in.n() > 0) || b.in != nil && b.in.gen >= ds.gen {
+	if len(ri.files) > 0 || (b.in != nil && b.in.n() > 0) {
 		return // the table already holds names a snapshot's ids would clash with
 	}
-	snap := ds.snap
-	if snap.root != root || snap.layout != layout {
+	gen := uint64(1)
+	if b.in != nil {
+		gen = b.in.gen + 1
+	}
+	snap, err := decodeSnapshot(data, gen)
+	if err != nil || snap.root != root || snap.layout != layout {
 		return
 	}
 	b.in = snap.in
@@ -111,44 +115,6 @@ func (b *Builder) readSnapshot(snapc *future[*decodedSnapshot], root, layout str
 	if snap.histKey != "" {
 		b.history.restore(root, snap.histKey, snap.recent)
 	}
-}
-
-// decodedSnapshot is what prefetchSnapshot read: snap nil when there is
-// none to use (unreadable, not decodable, or not needed); gen is the table
-// generation it was decoded with.
-type decodedSnapshot struct {
-	snap *snapshot
-	gen  uint64
-}
-
-// prefetchSnapshot reads and decodes root's snapshot from ss on its own
-// goroutine, while the build walks the tree (the walk's layout decides
-// later, in readSnapshot, whether it is used). It reads nothing when the
-// Builder already holds an index of root or names a snapshot's ids would
-// clash with; the error is ss's (ErrSnapshotsOff: none kept).
-func (b *Builder) prefetchSnapshot(ctx context.Context, ss SnapshotStore, root string) *future[*decodedSnapshot] {
-	var gen uint64 = 1
-	if b.in != nil {
-		gen = b.in.gen + 1
-	}
-	held := b.in != nil && b.in.n() > 0
-	if ri := b.roots[root]; ri != nil && ri.snap != snapUnknown {
-		held = true // readSnapshot is not called: nothing to read
-	}
-	if ss == nil {
-		return goValue(func() (*decodedSnapshot, error) { return &decodedSnapshot{}, nil })
-	}
-	return goValue(func() (*decodedSnapshot, error) {
-		data, err := ss.ReadSnapshot(ctx)
-		if err != nil || held {
-			return &decodedSnapshot{}, err
-		}
-		snap, err := decodeSnapshot(data, gen+1) // index() may replace the table with generation gen first
-		if err != nil {
-			return &decodedSnapshot{}, nil
-		}
-		return &decodedSnapshot{snap: snap, gen: gen + 1}, nil
-	})
 }
 
 // writeSnapshot encodes ri and the Builder's table and hands them to ss.
