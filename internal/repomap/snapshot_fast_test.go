@@ -92,3 +92,33 @@ func TestSortedScopedMatchesComparison(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedKeysMatchesFullKeyOrder: the merged sort of bare names and
+// members orders the key indices exactly as cmpFull orders the full keys
+// ("." + name for a member), with names around "." in byte order.
+func TestSortedKeysMatchesFullKeyOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 6))
+	alpha := []string{"", "a", "b", "-", "/", "A", "_", "é", "z", "0"}
+	seen := map[string]bool{}
+	var keys []string
+	var dot []bool
+	for len(keys) < 1500 {
+		var b strings.Builder
+		for range rng.IntN(5) {
+			b.WriteString(alpha[rng.IntN(len(alpha))])
+		}
+		s, d := b.String(), rng.IntN(3) == 0
+		if full := map[bool]string{true: ".", false: ""}[d] + s; !seen[full] {
+			seen[full] = true
+			keys, dot = append(keys, s), append(dot, d)
+		}
+	}
+	want := make([]int32, len(keys))
+	for i := range want {
+		want[i] = int32(i)
+	}
+	slices.SortFunc(want, func(a, b int32) int { return cmpFull(keys[a], dot[a], keys[b], dot[b]) })
+	if got := sortedKeys(keys, dot); !slices.Equal(got, want) {
+		t.Fatal("sortedKeys differs from the order of cmpFull")
+	}
+}
