@@ -30,13 +30,16 @@ import (
 func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
 	buf := tokPool.Get().(*[]gtok)
 	defer tokPool.Put(buf)
-	return scanGoWith(src, refs, buf)
+	return scanGoWith(src, refs, buf, nil)
 }
 
 // scanGoWith is scanGo lexing into *buf, which it keeps grown for the next
 // file (a parse worker owns one: a sync.Pool is emptied by every
-// collection, and a cold build regrew its buffers by 84 MB).
-func scanGoWith(src []byte, refs bool, buf *[]gtok) (t *FileTags, ok bool) {
+// collection, and a cold build regrew its buffers by 84 MB), and filling
+// reuse (nil: a new FileTags), whose slices and map it empties and
+// refills: a FileTags handed back once the previous file it held was
+// compacted and interned (see scratch).
+func scanGoWith(src []byte, refs bool, buf *[]gtok, reuse *FileTags) (t *FileTags, ok bool) {
 	s := unsafe.String(unsafe.SliceData(src), len(src)) // src is never written again: see readTags
 	toks, ok := lexGo(s, (*buf)[:0])
 	if cap(toks) <= maxPooledToks {
@@ -51,6 +54,15 @@ func scanGoWith(src []byte, refs bool, buf *[]gtok) (t *FileTags, ok bool) {
 		}
 	}()
 	p := &goScan{s: s, toks: toks[:len(toks)-4], t: &FileTags{Lang: "go", Engine: goEngine}}
+	if reuse != nil {
+		clear(reuse.Refs)
+		*reuse = FileTags{Lang: "go", Engine: goEngine, Defs: reuse.Defs[:0], Imports: reuse.Imports[:0],
+			Routes: reuse.Routes[:0], Refs: reuse.Refs}
+		if !refs {
+			reuse.Refs = nil
+		}
+		p.t = reuse
+	}
 	if !p.file(refs) {
 		return nil, false
 	}
@@ -566,7 +578,10 @@ func (p *goScan) valueSpec(kw string, a, b int) bool {
 // the AST's, and finds the routes (see routes) in the same pass.
 func (p *goScan) refs(i int) {
 	toks := p.toks
-	refs := make(map[string]int, 64)
+	refs := p.t.Refs // a reused FileTags' map, emptied
+	if refs == nil {
+		refs = make(map[string]int, 64)
+	}
 	defs := p.defTok
 	if !slices.IsSorted(defs) {
 		slices.Sort(defs)

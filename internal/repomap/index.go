@@ -218,17 +218,18 @@ func (b *Builder) parse(ctx context.Context, need []*srcFile, cache Cache, goRow
 		// source buffers come back once accept has compacted and interned
 		// their tags (which copies what the index keeps)
 		free = make(chan []byte, 2*workers)
+		tags = make(chan *FileTags, 2*workers)
 	)
 	for range workers {
 		wg.Go(func() {
-			sc := scratch{free: free}
+			sc := scratch{free: free, tags: tags}
 			for f := range next {
 				t, src := sc.readTags(roots[f.base], f)
 				done <- parsed{f, t, src}
 			}
 		})
 	}
-	recycler := scratch{free: free}
+	recycler := scratch{free: free, tags: tags}
 	go func() {
 		defer close(next)
 		for _, f := range todo {
@@ -250,7 +251,11 @@ func (b *Builder) parse(ctx context.Context, need []*srcFile, cache Cache, goRow
 		accept(p.f, p.t)
 		p.f.parsed = true
 		if !put && p.src != nil {
-			recycler.recycle(p.src) // a Cache may keep what it is given
+			// a Cache may keep what it is given; what accept took is copied
+			recycler.recycle(p.src)
+			if p.f.lang == "go" {
+				recycler.recycleTags(p.t)
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {

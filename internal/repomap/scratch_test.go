@@ -11,9 +11,11 @@ import (
 )
 
 // TestRecycledSourcesLeaveNoTrace: a build without a cache reads each Go
-// file into a source buffer an earlier file used (nothing is Put, so the
-// buffers are handed back); what the index keeps of every file — its
-// definitions, signatures, imports, routes, package, interned names — and
+// file into a source buffer an earlier file used and scans it into the
+// FileTags an earlier file filled (nothing is Put, so both are handed
+// back); what the index keeps of every file — its definitions,
+// signatures, imports, routes, package, interned names and their use
+// counts — and
 // the map must be exactly what a build that recycles nothing (a cache that
 // keeps what it is given) yields. A string left pointing into a recycled
 // buffer would show the bytes of a later file.
@@ -78,11 +80,11 @@ func TestRecycledSourcesLeaveNoTrace(t *testing.T) {
 			t.Errorf("%s: routes %v, want the one registered", p, a.Routes)
 		}
 		var ns, nk []string
-		for _, id := range e.comp.refs {
-			ns = append(ns, name(recycled, id))
+		for j, id := range e.comp.refs {
+			ns = append(ns, fmt.Sprintf("%s×%g", name(recycled, id), e.comp.refW[j]))
 		}
-		for _, id := range w.comp.refs {
-			nk = append(nk, name(kept, id))
+		for j, id := range w.comp.refs {
+			nk = append(nk, fmt.Sprintf("%s×%g", name(kept, id), w.comp.refW[j]))
 		}
 		slices.Sort(ns)
 		slices.Sort(nk)

@@ -90,7 +90,26 @@ func walk(ctx context.Context, root string) (*tree, error) {
 // were compacted and interned, which copy what they keep.
 type scratch struct {
 	toks []gtok
-	free chan []byte // nil: nothing handed back
+	free chan []byte    // nil: nothing handed back
+	tags chan *FileTags // scanGo's FileTags handed back, to be refilled
+}
+
+// Bounds of a FileTags kept for reuse: a map or slice grown by a large
+// file would cost every later file its clearing.
+const (
+	maxRecycledRefs = 2048
+	maxRecycledDefs = 4096
+)
+
+// recycleTags hands t back for a later Go file (see recycle).
+func (sc *scratch) recycleTags(t *FileTags) {
+	if sc.tags == nil || t == nil || len(t.Refs) > maxRecycledRefs || cap(t.Defs) > maxRecycledDefs {
+		return
+	}
+	select {
+	case sc.tags <- t:
+	default:
+	}
 }
 
 // maxRecycled bounds the source buffers kept for reuse.
@@ -146,7 +165,14 @@ func (sc *scratch) readTags(root *os.Root, f *srcFile) (t *FileTags, src []byte)
 	}
 	if f.lang == "go" {
 		var ok bool
-		if t, ok = scanGoWith(src, reason != "generated", &sc.toks); !ok {
+		var reuse *FileTags
+		if sc.tags != nil {
+			select {
+			case reuse = <-sc.tags:
+			default:
+			}
+		}
+		if t, ok = scanGoWith(src, reason != "generated", &sc.toks, reuse); !ok {
 			t, err = parseGo(f.rel, src)
 		}
 	} else {
