@@ -41,6 +41,9 @@ func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
 // compacted and interned (see scratch).
 func scanGoWith(src []byte, refs bool, buf *[]gtok, reuse *FileTags) (t *FileTags, ok bool) {
 	s := unsafe.String(unsafe.SliceData(src), len(src)) // src is never written again: see readTags
+	if n := len(src)/4 + 64; cap(*buf) < n {
+		*buf = make([]gtok, 0, n) // one allocation, not a chain of doublings (Go averages ~5 bytes a token)
+	}
 	toks, ok := lexGo(s, (*buf)[:0])
 	if cap(toks) <= maxPooledToks {
 		*buf = toks[:0] // keep the grown buffer, unless a huge file grew it
