@@ -51,16 +51,14 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	if workers <= 0 {
 		workers = 2
 	}
-	if _, err := tokenEncoding(opts.Encoding); err != nil {
+	// The tokenizer's vocabulary is loaded first, while the heap is small:
+	// loaded beside the walk (and, tried, the snapshot's read beside it
+	// too), a warm build's heap peaked 2-4 MiB higher and took one more
+	// collection, for no measurable wall time.
+	ctr, err := getCounter(opts.Encoding)
+	if err != nil {
 		return nil, err
 	}
-	// What does not depend on the walk and the parsing runs beside them:
-	// the tokenizer's vocabulary, and (once the snapshot has brought back
-	// the history it kept) the git recency. (The snapshot is read after the
-	// walk: read beside it, a warm build's heap peaked 3-4 MiB higher and
-	// took one more collection, for no measurable wall time.)
-	ctrc := goValue(func() (*counter, error) { return getCounter(opts.Encoding) })
-	defer ctrc.wait()
 
 	tr, err := walk(ctx, root)
 	if err != nil {
@@ -72,6 +70,8 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 	if ss != nil && ri.snap == snapUnknown {
 		b.readSnapshot(ctx, ss, root, layout.key, ri)
 	}
+	// the git recency runs beside the parse (once the snapshot has brought
+	// back the history it kept)
 	recentc := goValue(func() (map[string]float64, error) { return b.history.recent(ctx, root), nil })
 	defer recentc.wait()
 	st, err := b.load(ctx, tr.sources, ri, layout, opts.Cache, workers)
@@ -143,10 +143,6 @@ func (b *Builder) build(ctx context.Context, opts Options) (*Map, error) {
 		rootName: filepath.Base(root), root: root, all: tr.sources, live: shown, rank: shownRank,
 		others: tr.others, imports: shownImports, goDeps: goDeps(shown, layout), recent: r.recent, skipped: st.skipped,
 	})
-	ctr, err := ctrc.wait()
-	if err != nil {
-		return nil, err
-	}
 	ft := fit(ctr, budget, share, items, &mapRenderer{live: live, cands: cands, fileRank: rk.fileRank})
 	if ft.files == nil {
 		ft.files = []File{}

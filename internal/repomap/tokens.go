@@ -18,27 +18,18 @@ func (c counter) line(s string) int { return c.Line(s) }
 // getCounter returns a new counter for the named encoding ("" means
 // DefaultEncoding).
 func getCounter(encoding string) (*counter, error) {
-	enc, err := tokenEncoding(encoding)
+	if encoding == "" {
+		encoding = DefaultEncoding
+	}
+	enc, err := tokens.ParseEncoding(encoding)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("repomap: tokenizer: %w", err)
 	}
 	c, err := tokens.New(enc)
 	if err != nil {
 		return nil, fmt.Errorf("repomap: tokenizer: %w", err)
 	}
 	return &counter{c}, nil
-}
-
-// tokenEncoding parses the name of an encoding ("" means DefaultEncoding).
-func tokenEncoding(encoding string) (tokens.Encoding, error) {
-	if encoding == "" {
-		encoding = DefaultEncoding
-	}
-	enc, err := tokens.ParseEncoding(encoding)
-	if err != nil {
-		return enc, fmt.Errorf("repomap: tokenizer: %w", err)
-	}
-	return enc, nil
 }
 
 // CountTokens counts s with the named encoding ("" = DefaultEncoding).
