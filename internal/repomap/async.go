@@ -1,10 +1,9 @@
 package repomap
 
-// future is a value computed on its own goroutine: a build starts what does
-// not depend on the walk (the tokenizer's vocabulary, the snapshot's
-// decoding, the git recency) beside the walk and the parsing, and waits
-// for it where it is needed. wait may be called any number of times (a
-// deferred wait makes sure no goroutine outlives its build).
+// future is a value computed on its own goroutine: a build runs the git
+// recency beside the parse and the snapshot write beside the ranking, and
+// waits for each where it is needed. wait may be called any number of
+// times (a deferred wait makes sure no goroutine outlives its build).
 type future[T any] struct {
 	done chan struct{}
 	v    T
