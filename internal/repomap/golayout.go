@@ -16,7 +16,11 @@ type goLayout struct {
 	known map[string]bool   // import paths of directories holding Go files
 	dirOf map[string]string // import path -> rel dir
 	cache map[string]string // canon results
-	key   string
+	// byLast lists the known paths by their last element (built at the
+	// first canon that misses): a path ending an import path ends with
+	// the import path's last element
+	byLast map[string][]string
+	key    string
 }
 
 func newGoLayout(root string, others []string, goDirs []string) *goLayout {
@@ -117,9 +121,18 @@ func (l *goLayout) canon(p string) string {
 	if c, ok := l.cache[p]; ok {
 		return c
 	}
+	if l.byLast == nil {
+		l.byLast = make(map[string][]string, len(l.known))
+		for k := range l.known {
+			if k != "" {
+				last := path.Base(k)
+				l.byLast[last] = append(l.byLast[last], k)
+			}
+		}
+	}
 	c, best := p, ""
-	for k := range l.known {
-		if k != "" && len(k) > len(best) && strings.HasSuffix(p, "/"+k) {
+	for _, k := range l.byLast[path.Base(p)] {
+		if len(k) > len(best) && strings.HasSuffix(p, "/"+k) {
 			best = k
 		}
 	}

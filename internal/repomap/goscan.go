@@ -30,7 +30,20 @@ import (
 func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
 	buf := tokPool.Get().(*[]gtok)
 	defer tokPool.Put(buf)
+	return scanGoWith(src, refs, buf, nil)
+}
+
+// scanGoWith is scanGo lexing into *buf, which it keeps grown for the next
+// file (a parse worker owns one: a sync.Pool is emptied by every
+// collection, and a cold build regrew its buffers by 84 MB), and filling
+// reuse (nil: a new FileTags), whose slices and map it empties and
+// refills: a FileTags handed back once the previous file it held was
+// compacted and interned (see scratch).
+func scanGoWith(src []byte, refs bool, buf *[]gtok, reuse *FileTags) (t *FileTags, ok bool) {
 	s := unsafe.String(unsafe.SliceData(src), len(src)) // src is never written again: see readTags
+	if n := len(src)/4 + 64; cap(*buf) < n {
+		*buf = make([]gtok, 0, n) // one allocation, not a chain of doublings (Go averages ~5 bytes a token)
+	}
 	toks, ok := lexGo(s, (*buf)[:0])
 	if cap(toks) <= maxPooledToks {
 		*buf = toks[:0] // keep the grown buffer, unless a huge file grew it
@@ -44,6 +57,15 @@ func scanGo(src []byte, refs bool) (t *FileTags, ok bool) {
 		}
 	}()
 	p := &goScan{s: s, toks: toks[:len(toks)-4], t: &FileTags{Lang: "go", Engine: goEngine}}
+	if reuse != nil {
+		clear(reuse.Refs)
+		*reuse = FileTags{Lang: "go", Engine: goEngine, Defs: reuse.Defs[:0], Imports: reuse.Imports[:0],
+			Routes: reuse.Routes[:0], Refs: reuse.Refs}
+		if !refs {
+			reuse.Refs = nil
+		}
+		p.t = reuse
+	}
 	if !p.file(refs) {
 		return nil, false
 	}
@@ -168,9 +190,10 @@ func (p *goScan) file(refs bool) bool {
 		}
 	}
 	if refs {
-		p.refs(declStart)
+		p.refs(declStart) // and the routes, in the same pass
+	} else {
+		p.routes()
 	}
-	p.routes()
 	return true
 }
 
@@ -555,15 +578,25 @@ func (p *goScan) valueSpec(kw string, a, b int) bool {
 }
 
 // refs counts the references of the tokens from i on, as goRefs counts
-// the AST's.
+// the AST's, and finds the routes (see routes) in the same pass.
 func (p *goScan) refs(i int) {
 	toks := p.toks
-	refs := make(map[string]int, 64)
+	refs := p.t.Refs // a reused FileTags' map, emptied
+	if refs == nil {
+		refs = make(map[string]int, 64)
+	}
 	defs := p.defTok
 	if !slices.IsSorted(defs) {
 		slices.Sort(defs)
 	}
-	d := 0
+	d, b := 0, 0
+	bodies := p.bodies
+	inBody := func(x int) bool { // x never decreases from call to call
+		for b < len(bodies) && bodies[b][1] <= x {
+			b++
+		}
+		return b < len(bodies) && x > bodies[b][0]
+	}
 	for x := i; x < len(toks); x++ {
 		t := toks[x]
 		if t.kind != tkIdent {
@@ -579,12 +612,20 @@ func (p *goScan) refs(i int) {
 			} else {
 				refs["."+name]++
 			}
+			if inBody(x) {
+				p.route(x)
+			}
 			continue
 		}
-		if path, ok := p.imps[name]; ok && p.tok(x+1).is('.') && p.tok(x+2).kind == tkIdent {
-			refs[path+"."+p.text(x+2)]++
-			x += 2
-			continue
+		if p.tok(x+1).is('.') && p.tok(x+2).kind == tkIdent {
+			if path, ok := p.imps[name]; ok {
+				refs[path+"."+p.text(x+2)]++
+				if inBody(x + 2) {
+					p.route(x + 2)
+				}
+				x += 2
+				continue
+			}
 		}
 		if d < len(defs) && int(defs[d]) == x {
 			continue
@@ -604,22 +645,29 @@ func (p *goScan) refs(i int) {
 func (p *goScan) routes() {
 	for _, b := range p.bodies {
 		for x := b[0] + 1; x < b[1] && len(p.t.Routes) < 50; x++ {
-			t := p.toks[x]
-			if t.kind != tkIdent || !p.toks[x-1].is('.') || !p.tok(x+1).is('(') || p.tok(x+2).kind != tkString ||
-				!p.tok(x+3).is(',') || p.tok(x+4).is(')') || !goRouteCalls[p.text(x)] {
-				continue
+			if p.toks[x].kind == tkIdent && p.toks[x-1].is('.') {
+				p.route(x)
 			}
-			pat, err := strconv.Unquote(p.text(x + 2))
-			if err != nil || !routeLike(pat) {
-				continue
-			}
-			recv := ""
-			if x >= 2 && p.toks[x-2].kind == tkIdent && (x < 3 || !p.toks[x-3].is('.')) {
-				recv = p.text(x-2) + "."
-			}
-			p.t.Routes = append(p.t.Routes, Route{Line: int(p.toks[p.operandStart(x-2)].line), Pattern: pat, Call: recv + p.text(x)})
 		}
 	}
+}
+
+// route records the registration whose method is token x (an identifier
+// after a "." inside a func body), if it is one, while fewer than 50 are.
+func (p *goScan) route(x int) {
+	if len(p.t.Routes) >= 50 || !p.tok(x+1).is('(') || p.tok(x+2).kind != tkString ||
+		!p.tok(x+3).is(',') || p.tok(x+4).is(')') || !goRouteCalls[p.text(x)] {
+		return
+	}
+	pat, err := strconv.Unquote(p.text(x + 2))
+	if err != nil || !routeLike(pat) {
+		return
+	}
+	recv := ""
+	if x >= 2 && p.toks[x-2].kind == tkIdent && (x < 3 || !p.toks[x-3].is('.')) {
+		recv = p.text(x-2) + "."
+	}
+	p.t.Routes = append(p.t.Routes, Route{Line: int(p.toks[p.operandStart(x-2)].line), Pattern: pat, Call: recv + p.text(x)})
 }
 
 // operandStart walks back from token j, the end of a selector's operand,

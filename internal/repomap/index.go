@@ -207,21 +207,29 @@ func (b *Builder) parse(ctx context.Context, need []*srcFile, cache Cache, goRow
 		return nil
 	}
 	type parsed struct {
-		f *srcFile
-		t *FileTags
+		f   *srcFile
+		t   *FileTags
+		src []byte // what t's strings may point into
 	}
 	var (
 		wg   sync.WaitGroup
 		next = make(chan *srcFile)
 		done = make(chan parsed, workers)
+		// source buffers come back once accept has compacted and interned
+		// their tags (which copies what the index keeps)
+		free = make(chan []byte, 2*workers)
+		tags = make(chan *FileTags, 2*workers)
 	)
 	for range workers {
 		wg.Go(func() {
+			sc := scratch{free: free, tags: tags}
 			for f := range next {
-				done <- parsed{f, readTags(roots[f.base], f)}
+				t, src := sc.readTags(roots[f.base], f)
+				done <- parsed{f, t, src}
 			}
 		})
 	}
+	recycler := scratch{free: free, tags: tags}
 	go func() {
 		defer close(next)
 		for _, f := range todo {
@@ -236,11 +244,19 @@ func (b *Builder) parse(ctx context.Context, need []*srcFile, cache Cache, goRow
 		if p.t == nil {
 			continue // unreadable: left out
 		}
-		if cache != nil && (goRows || p.f.lang != "go") {
+		put := cache != nil && (goRows || p.f.lang != "go")
+		if put {
 			cache.Put(p.f.abs, p.f.size, p.f.mtime, p.t)
 		}
 		accept(p.f, p.t)
 		p.f.parsed = true
+		if !put && p.src != nil {
+			// a Cache may keep what it is given; what accept took is copied
+			recycler.recycle(p.src)
+			if p.f.lang == "go" {
+				recycler.recycleTags(p.t)
+			}
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("repomap: load: %w", err)

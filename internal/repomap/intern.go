@@ -188,14 +188,11 @@ func (in *interner) compile(t *FileTags, sc goScope) *compiled {
 	c.udefs = slices.Clone(c.defIDs)
 	slices.Sort(c.udefs)
 	c.udefs = slices.Compact(c.udefs)
-	type rc struct {
-		id int32
-		n  int
-	}
 	if t.Generated {
 		return c // generated code is looked up, its references do not vote
 	}
-	rs := make([]rc, 0, len(t.Refs))
+	// (id, uses) packed in one integer: sorted without a comparison function
+	rs := make([]uint64, 0, len(t.Refs))
 	for name, n := range t.Refs {
 		var id int32
 		switch {
@@ -212,18 +209,19 @@ func (in *interner) compile(t *FileTags, sc goScope) *compiled {
 				id = intern.scope(pkg, name)
 			}
 		}
-		rs = append(rs, rc{id, n})
+		rs = append(rs, uint64(id)<<32|uint64(uint32(min(n, math.MaxUint32))))
 	}
-	slices.SortFunc(rs, func(a, b rc) int { return int(a.id) - int(b.id) })
+	slices.Sort(rs)
 	// merge duplicates (different keys can scope to one id)
 	c.refs = make([]int32, 0, len(rs))
 	c.refW = make([]float32, 0, len(rs))
 	for i := 0; i < len(rs); {
+		id := rs[i] >> 32
 		j, n := i, 0
-		for ; j < len(rs) && rs[j].id == rs[i].id; j++ {
-			n += rs[j].n
+		for ; j < len(rs) && rs[j]>>32 == id; j++ {
+			n += int(uint32(rs[j]))
 		}
-		c.refs = append(c.refs, rs[i].id)
+		c.refs = append(c.refs, int32(id))
 		c.refW = append(c.refW, float32(math.Sqrt(float64(n))))
 		i = j
 	}

@@ -185,11 +185,7 @@ func encodeSnapshot(out io.Writer, in *interner, root string, ri *rootIndex, his
 		w.str(redactLong(p, red))
 		w.i32(in.pkgs[p])
 	}
-	scoped := slices.Grow(slices.Clone(in.base.scoped), len(in.scoped))
-	for k, v := range in.scoped {
-		scoped = append(scoped, scopedEntry{k[0], k[1], v})
-	}
-	slices.SortFunc(scoped, cmpScoped)
+	scoped := sortedScoped(in)
 	w.n32(len(scoped))
 	for _, e := range scoped {
 		w.i32(e.pkg)
@@ -201,7 +197,7 @@ func encodeSnapshot(out io.Writer, in *interner, root string, ri *rootIndex, his
 	w.n32(len(ents))
 	for _, x := range ents {
 		fi := x.e.info
-		if redacting || !spansInText(fi) {
+		if !spansInText(fi) || redacting && !redactsNothing(fi, red) {
 			fi = redactTags(fi, red)
 		}
 		w.str(x.rel)
@@ -263,6 +259,42 @@ func encodeSnapshot(out io.Writer, in *interner, root string, ri *rootIndex, his
 		_, w.err = out.Write(t[:])
 	}
 	return w.err
+}
+
+// sortedScoped lists the table's scoped entries sorted by (pkg, bare): as
+// packed integers when they fit (a sort without a comparison function),
+// else with cmpScoped.
+func sortedScoped(in *interner) []scopedEntry {
+	const bits = 21 // per field: pkg, bare and id in one uint64
+	fits := func(e scopedEntry) bool { return uint32(e.pkg)|uint32(e.bare)|uint32(e.id) < 1<<bits }
+	packed := make([]uint64, 0, len(in.base.scoped)+len(in.scoped))
+	ok := true
+	add := func(e scopedEntry) {
+		if ok = ok && fits(e); ok {
+			packed = append(packed, uint64(e.pkg)<<(2*bits)|uint64(e.bare)<<bits|uint64(e.id))
+		}
+	}
+	for _, e := range in.base.scoped {
+		add(e)
+	}
+	for k, v := range in.scoped {
+		add(scopedEntry{k[0], k[1], v})
+	}
+	if !ok {
+		scoped := slices.Grow(slices.Clone(in.base.scoped), len(in.scoped))
+		for k, v := range in.scoped {
+			scoped = append(scoped, scopedEntry{k[0], k[1], v})
+		}
+		slices.SortFunc(scoped, cmpScoped)
+		return scoped
+	}
+	slices.Sort(packed)
+	scoped := make([]scopedEntry, len(packed))
+	const mask = 1<<bits - 1
+	for i, x := range packed {
+		scoped[i] = scopedEntry{pkg: int32(x >> (2 * bits)), bare: int32(x >> bits & mask), id: int32(x & mask)}
+	}
+	return scoped
 }
 
 func b2u(b bool) uint8 {

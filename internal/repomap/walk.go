@@ -85,49 +85,108 @@ func walk(ctx context.Context, root string) (*tree, error) {
 	return t, nil
 }
 
+// scratch is the memory one parse worker reuses from file to file: scanGo's
+// token buffer, and source buffers handed back (free) once the file's tags
+// were compacted and interned, which copy what they keep.
+type scratch struct {
+	toks []gtok
+	free chan []byte    // nil: nothing handed back
+	tags chan *FileTags // scanGo's FileTags handed back, to be refilled
+}
+
+// Bounds of a FileTags kept for reuse: a map or slice grown by a large
+// file would cost every later file its clearing.
+const (
+	maxRecycledRefs = 2048
+	maxRecycledDefs = 4096
+)
+
+// recycleTags hands t back for a later Go file (see recycle).
+func (sc *scratch) recycleTags(t *FileTags) {
+	if sc.tags == nil || t == nil || len(t.Refs) > maxRecycledRefs || cap(t.Defs) > maxRecycledDefs {
+		return
+	}
+	select {
+	case sc.tags <- t:
+	default:
+	}
+}
+
+// maxRecycled bounds the source buffers kept for reuse.
+const maxRecycled = 256 << 10
+
+// recycle hands src back for a later file (dropped when enough are kept
+// or it is large).
+func (sc *scratch) recycle(src []byte) {
+	if sc.free == nil || cap(src) > maxRecycled {
+		return
+	}
+	select {
+	case sc.free <- src[:0]:
+	default:
+	}
+}
+
 // readTags reads f beneath root (a directory swapped for a symlink cannot
 // lead it outside the workspace) and extracts its tags; nil when it cannot
 // be read. It updates f's size and mtime to those of what it read.
-func readTags(root *os.Root, f *srcFile) *FileTags {
+// It reads into recycled memory; src, when not nil, is the source buffer
+// t's strings may point into, which the caller may hand back (recycle)
+// once it no longer holds t.
+func (sc *scratch) readTags(root *os.Root, f *srcFile) (t *FileTags, src []byte) {
 	engine := engineFor(f.lang)
 	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer file.Close()
 	info, err := file.Stat()
 	if err != nil || !info.Mode().IsRegular() {
-		return nil
+		return nil, nil
 	}
 	f.size, f.mtime = info.Size(), info.ModTime().UnixNano() // what is read now
 	if f.size > maxFileSize {
-		return &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}
+		return &FileTags{Lang: f.lang, Engine: engine, Skipped: "large"}, nil
 	}
-	src, err := readSized(file, f.size)
+	var buf []byte
+	if sc.free != nil {
+		select {
+		case buf = <-sc.free:
+		default:
+		}
+	}
+	src, err = readSizedInto(file, f.size, buf)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	reason := skipReason(path.Base(f.rel), src)
 	if reason != "" && reason != "generated" {
-		return &FileTags{Lang: f.lang, Engine: engine, Skipped: reason}
+		return &FileTags{Lang: f.lang, Engine: engine, Skipped: reason}, src
 	}
-	var t *FileTags
 	if f.lang == "go" {
 		var ok bool
-		if t, ok = scanGo(src, reason != "generated"); !ok {
+		var reuse *FileTags
+		if sc.tags != nil {
+			select {
+			case reuse = <-sc.tags:
+			default:
+			}
+		}
+		if t, ok = scanGoWith(src, reason != "generated", &sc.toks, reuse); !ok {
 			t, err = parseGo(f.rel, src)
 		}
 	} else {
 		t, err = parseOther(f.lang, f.rel, src)
+		src = nil // the other languages' extractors are not known to copy
 	}
 	if err != nil || t == nil {
-		return &FileTags{Lang: f.lang, Engine: engine, Skipped: "error"}
+		return &FileTags{Lang: f.lang, Engine: engine, Skipped: "error"}, src
 	}
 	if reason == "generated" {
 		t.Generated = true
 		t.Refs = nil // looked up, never ranked by what it uses (see compile)
 	}
-	return t
+	return t, src
 }
 
 func engineFor(lang string) string {
@@ -137,11 +196,17 @@ func engineFor(lang string) string {
 	return otherEngine
 }
 
-// readSized reads file, whose stat said size bytes, to its end (at most
+// readSizedInto reads file, whose stat said size bytes, to its end (at most
 // maxFileSize+1 bytes): one read into a buffer of the right size when the
 // file did not grow since.
-func readSized(file io.Reader, size int64) ([]byte, error) {
-	src := make([]byte, size+1)
+// It reads into buf when buf is large enough.
+func readSizedInto(file io.Reader, size int64, buf []byte) ([]byte, error) {
+	var src []byte
+	if int64(cap(buf)) > size {
+		src = buf[:size+1]
+	} else {
+		src = make([]byte, size+1)
+	}
 	n, err := io.ReadFull(file, src)
 	switch {
 	case n < len(src):
