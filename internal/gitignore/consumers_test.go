@@ -130,6 +130,9 @@ func snapshotFiles(t *testing.T, ws string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Settle(); err != nil { // git (go-git here) reads what the object log holds once it is folded
+		t.Fatal(err)
+	}
 	repo, err := git.PlainOpen(s.GitDir())
 	if err != nil {
 		t.Fatal(err)
