@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
+
+	"agent/internal/lazyre"
 	"strings"
 
 	"agent/internal/agent"
@@ -24,8 +25,8 @@ const (
 )
 
 var (
-	identRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]{3,}`)
-	defRe   = regexp.MustCompile(`^\s*(func|type|class|def|fn|pub\s+fn|pub\s+struct|struct|interface|impl|enum|trait|export|const|var|let|package|module|public|private|protected)\b`)
+	identRe = lazyre.New(`[A-Za-z_][A-Za-z0-9_]{3,}`)
+	defRe   = lazyre.New(`^\s*(func|type|class|def|fn|pub\s+fn|pub\s+struct|struct|interface|impl|enum|trait|export|const|var|let|package|module|public|private|protected)\b`)
 )
 
 // snippets fills L5b: the current content of files the run changed whose

@@ -11,7 +11,8 @@ package pricing
 
 import (
 	"fmt"
-	"regexp"
+
+	"agent/internal/lazyre"
 	"strings"
 
 	"agent/internal/event"
@@ -113,7 +114,7 @@ func (t *Table) Cost(model string, u event.TokenCount) (float64, bool) {
 // variant is what may follow a listed name and still be that model: a
 // release date (OpenAI's -2025-04-14, Anthropic's -20250514 or @20250514),
 // -latest, or Anthropic's -0 alias (claude-sonnet-4-0).
-var variant = regexp.MustCompile(`^([-@](\d{8}|\d{4}-\d{2}-\d{2}|latest)|-0)$`)
+var variant = lazyre.New(`^([-@](\d{8}|\d{4}-\d{2}-\d{2}|latest)|-0)$`)
 
 // Builtin returns the list price of model from the built-in table.
 func Builtin(model string) (Price, bool) {

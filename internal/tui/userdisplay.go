@@ -2,7 +2,8 @@ package tui
 
 import (
 	"path"
-	"regexp"
+
+	"agent/internal/lazyre"
 	"strings"
 
 	"agent/internal/event"
@@ -36,7 +37,7 @@ func (t *transcriptState) userText(text string) string {
 
 // attachedRe matches the header withAttachments puts before a file's
 // content (or in place of a file it could not attach).
-var attachedRe = regexp.MustCompile(`(?m)^\[attached ([^\]\n]+?)(?: \(first \d+ KiB; read_file shows the rest\)|: [^\]\n]*)?\]$`)
+var attachedRe = lazyre.New(`(?m)^\[attached ([^\]\n]+?)(?: \(first \d+ KiB; read_file shows the rest\)|: [^\]\n]*)?\]$`)
 
 // foldAttachments cuts the attached files' contents out of a message (a
 // reopened run's, whose composer display is gone), naming the files.
