@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -38,7 +39,8 @@ const maxBuiltinCommand = 4096
 // writes says whether the command may write the workspace at all (not
 // under a read-only sandbox).
 func planBuiltin(env *Env, command string, writes bool) *builtinPlan {
-	if len(command) > maxBuiltinCommand || !builtinOpenSupported() || strings.ContainsAny(command, "\\`$*?[{~\x00") {
+	if len(command) > maxBuiltinCommand || !builtinOpenSupported() || strings.ContainsAny(command, "\\`$*?[{~\x00\r") {
+		// (a carriage return is part of a word to bash; the parser drops it)
 		return nil
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
@@ -137,8 +139,25 @@ func (p *builtinPlan) redirOK(env *Env, r *syntax.Redirect) bool {
 	if filepath.Clean(lex) != abs {
 		return false
 	}
+	// A FIFO, socket or device under the name: bash, in the sandbox,
+	// decides (it would block on or write to it).
+	if fi, err := os.Lstat(abs); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return false
+	}
+	// Whatever the sandbox keeps read-only inside the workspace (the hooks
+	// and config of a git directory a .git file points at, kept files, the
+	// state directory) is bash's too: the sandbox refuses it there.
+	if mw, ok := env.Sandbox.(writeChecker); ok && !mw.MayWrite(abs) {
+		return false
+	}
 	p.targets[w] = rel
 	return true
+}
+
+// writeChecker is the part of the sandbox that tells whether a confined
+// command could write a path (sandbox.Sandbox.MayWrite).
+type writeChecker interface {
+	MayWrite(abs string) bool
 }
 
 // literal is a word's value when it has no expansion: plain text, single

@@ -1,0 +1,72 @@
+//go:build linux
+
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"agent/internal/sandbox"
+)
+
+// A carriage return is part of a word to bash ("echo x > f\r" makes the
+// file "f\r" and prints "x\r"); the parser drops it. Such a command is
+// bash's.
+func TestBuiltinDeclinesCarriageReturn(t *testing.T) {
+	env, _ := newWorkspace(t)
+	for _, c := range []string{"echo hi\r", "echo x > f\r", "echo a\r\necho b"} {
+		if planBuiltin(env, c, true) != nil {
+			t.Errorf("%q was taken in-process; bash keeps the carriage return and must run it", c)
+		}
+	}
+}
+
+// A target that is not a regular file (a FIFO a command left, a socket)
+// is bash's: it would block on or write to it in the sandbox, where the
+// in-process runner would answer "Permission denied" instead.
+func TestBuiltinDeclinesSpecialFileTarget(t *testing.T) {
+	env, ws := newWorkspace(t)
+	if err := syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if planBuiltin(env, "echo x > pipe", true) != nil {
+		t.Error("a write to a FIFO was taken in-process")
+	}
+}
+
+// What the sandbox keeps read-only inside the workspace is not written
+// in-process either: the hooks and config of a git directory a .git file
+// points at inside the workspace (a worktree whose gitdir is not named
+// .git), and the agent's state directory when it lies in the workspace
+// but Env.StateDir was not given.
+func TestBuiltinDeclinesSandboxProtectedPaths(t *testing.T) {
+	env, ws := newWorkspace(t)
+	writeTree(t, ws, map[string]string{
+		".git":            "gitdir: gd\n",
+		"gd/HEAD":         "ref: refs/heads/main\n",
+		"gd/config":       "[core]\n",
+		"gd/hooks/.keep":  "",
+		"home/agent.db":   "",
+		"normal/file.txt": "",
+	})
+	sb, _ := sandbox.New(sandbox.Options{Mode: sandbox.ModeWorkspaceWrite, Workspace: ws, StateDir: filepath.Join(ws, "home"),
+		Probe: func() sandbox.Capabilities { return sandbox.Capabilities{LandlockABI: 7, UserNS: true} }})
+	t.Cleanup(sb.Close)
+	if !sb.Active() {
+		t.Skip("sandbox not active")
+	}
+	env.Sandbox = sb
+	for _, c := range []string{"echo x > gd/hooks/pre-commit", "echo x >> gd/config", "echo x > home/agent.db"} {
+		if planBuiltin(env, c, true) != nil {
+			t.Errorf("%q was taken in-process; the sandbox refuses that write", c)
+		}
+	}
+	if planBuiltin(env, "echo x > normal/file.txt", true) == nil {
+		t.Error("a plain workspace write was not taken in-process")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "gd", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was written")
+	}
+}
