@@ -1,0 +1,139 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fsckShadow runs git fsck --strict on every shadow repository of e.
+func (e *env) fsckShadow(t *testing.T, when string) {
+	t.Helper()
+	repos, _ := filepath.Glob(filepath.Join(e.home, "checkpoints", "*.git"))
+	if len(repos) == 0 {
+		t.Fatalf("%s: no shadow repository", when)
+	}
+	for _, repo := range repos {
+		cmd := exec.Command("git", "--git-dir="+repo, "fsck", "--strict", "--no-dangling")
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: git fsck: %v\n%s", when, err, out)
+		}
+	}
+}
+
+// A command of builtins runs in-process, journaled as started with no
+// process. SIGKILL the agent as soon as that start is journaled, then
+// resume: the command is never run a second time (its line is in log.txt
+// at most once), the call is reported as of unknown outcome, and the
+// shadow repository passes git fsck both after the kill (the dead
+// process's object log not yet folded) and after the resume folded it.
+func TestBuiltinCommandNeverRunsTwiceAfterSIGKILL(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	e := newEnv(t, script(
+		turn("", call("w1", "write_file", map[string]any{"path": "a.txt", "content": "a\n"})),
+		turn("", call("c1", "run_command", map[string]any{"command": "echo once >> log.txt"})),
+		turn("done"),
+	))
+	e.killAfterEvent(t, "command_started", "run", "--json", "--approval", "full-auto", "go")
+	ids := e.runIDs()
+	if len(ids) != 1 {
+		t.Fatalf("runs: %v", ids)
+	}
+	id := ids[0]
+	var evs []map[string]any
+	e.mustJSON(&evs, "trace", id, "--json")
+	inProcess := false
+	for _, ev := range evs {
+		if ev["type"] == "command_started" && ev["call_id"] == "c1" {
+			t.Logf("command_started: %v", ev)
+			inProcess = ev["pid"] == float64(0) && ev["pgid"] == float64(0)
+		}
+	}
+	if !inProcess {
+		t.Fatal("c1 was not journaled as started in-process (pid 0): the test does not test the in-process path")
+	}
+	e.fsckShadow(t, "after SIGKILL")
+	e.serve(script(turn("done after resume")))
+	r := e.run("resume", id, "--headless")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(e.ws, "log.txt"))
+	if n := strings.Count(string(b), "once"); n > 1 {
+		t.Fatalf("log.txt = %q: the in-process command ran %d times", b, n)
+	}
+	if res := resultOf(e.trace(id), "c1"); res.Status != "interrupted" {
+		t.Errorf("c1 result %+v; want interrupted (outcome unknown)", res)
+	}
+	e.fsckShadow(t, "after resume")
+	if logs, _ := filepath.Glob(filepath.Join(e.home, "checkpoints", "*.git", "agent", "objlog-*")); len(logs) > 0 {
+		t.Errorf("object logs left after the resume ended: %v", logs)
+	}
+}
+
+// Two agent processes in one workspace: A takes its checkpoints and then
+// waits in a command, its objects only in its live object log; B runs in
+// the same workspace meanwhile (its snapshots reuse A's trees and blobs)
+// and ends, folding its log into a pack and refs. git fsck on the shadow
+// repository must pass while A is still live, and after A ends.
+func TestShadowRepositoryWholeWhileAnotherProcessIsLive(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	e := newEnv(t, script(
+		turn("", call("w1", "write_file", map[string]any{"path": "a.txt", "content": "from A\n"})),
+		turn("", call("c1", "run_command", map[string]any{"command": "until [ -e release ]; do sleep 0.05; done"})),
+		turn("A done"),
+	))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := exec.CommandContext(ctx, agentBin, "run", "--json", "--approval", "full-auto", "--sandbox", "off", "A")
+	a.Env = e.environ()
+	a.Dir = e.ws
+	out, err := a.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = a.Process.Kill(); _ = a.Wait() }()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	started := false
+	for !started && sc.Scan() {
+		var ev traceEvent
+		started = json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == "command_started"
+	}
+	if !started {
+		t.Fatal("A never started its command")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	e.serve(script(
+		turn("", call("w1", "write_file", map[string]any{"path": "b.txt", "content": "from B\n"})),
+		turn("B done"),
+	))
+	if r := e.run("run", "--approval", "full-auto", "B"); r.code != 0 {
+		t.Fatalf("B: exit %d\n%s", r.code, r.stderr)
+	}
+	e.fsckShadow(t, "B ended, A live")
+	if err := os.WriteFile(filepath.Join(e.ws, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Wait(); err != nil {
+		t.Fatalf("A: %v", err)
+	}
+	e.fsckShadow(t, "both ended")
+}
