@@ -513,7 +513,9 @@ func (ls *logSet) refresh(ps *packSet, foldDead bool) error {
 	}
 	for _, d := range dead {
 		if err := ls.fold(d.l, ps); err != nil && firstErr == nil {
-			firstErr = err
+			firstErr = fmt.Errorf("%w\n(the object log %s of an agent process that ended holds snapshots not yet in the shadow repository "+
+				"and could not be folded into it; fix the cause above, or move it aside (mv %s %s) to go on without the "+
+				"snapshots only it holds)", err, d.l.path, d.l.path, filepath.Join(ls.dir, "broken-"+filepath.Base(d.l.path)))
 		}
 		if d.known {
 			delete(ls.others, d.l.path)
