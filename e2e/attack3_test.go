@@ -137,3 +137,25 @@ func TestShadowRepositoryWholeWhileAnotherProcessIsLive(t *testing.T) {
 	}
 	e.fsckShadow(t, "both ended")
 }
+
+// A command of builtins run in-process prints what it echoes through the
+// same path as bash's output: terminal control sequences in it (a title
+// change, an OSC 52 clipboard write) never reach the person's terminal
+// raw, whichever way the command ran.
+func TestBuiltinEchoEscapesDoNotReachTerminal(t *testing.T) {
+	esc := "\x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED\x07"
+	e := newEnv(t, script(
+		turn("", call("c1", "run_command", map[string]any{"command": "echo '" + esc + "'"})),
+		turn("", call("c2", "run_command", map[string]any{"command": "printf '%s\\n' '" + esc + "'"})),
+		turn("done"),
+	))
+	r := e.run("run", "--approval", "full-auto", "print escapes")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	for name, out := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
+		if strings.Contains(out, "\x1b]") || strings.Contains(out, "\x07") {
+			t.Errorf("%s carries a raw control sequence: %q", name, out)
+		}
+	}
+}
