@@ -4,6 +4,9 @@ package tools
 
 import (
 	"os"
+	"os/exec"
+	"reflect"
+	"strings"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -68,5 +71,51 @@ func TestBuiltinDeclinesSandboxProtectedPaths(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "gd", "hooks", "pre-commit")); err == nil {
 		t.Error("a hook was written")
+	}
+}
+
+// Paths the kernel resolves differently from a lexical clean: a trailing
+// slash ("f/" is a directory to bash: nothing is written), "." or ".."
+// after a name that does not exist or is a file. Each command is either
+// left to bash or does exactly what bash does.
+func TestBuiltinTargetsResolvedAsBashDoes(t *testing.T) {
+	if !builtinOpenSupported() {
+		t.Skip("no openat2 here")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	for _, c := range []string{
+		"echo x > newf/", "echo x > newf/.", "echo x > keep.txt/", "echo x > keep.txt/.",
+		"echo x > nosub/../g", "echo x > keep.txt/../g", "echo x > sub/./f", "echo x > ./f", "echo x >> sub//f",
+		"echo x > keep.txt/f", "echo x > .//f", "echo x > nosub/f",
+	} {
+		t.Run(c, func(t *testing.T) {
+			env, ws := newWorkspace(t)
+			ref := t.TempDir()
+			for _, d := range []string{ws, ref} {
+				writeTree(t, d, map[string]string{"sub/keep.txt": "k\n", "keep.txt": "k\n"})
+			}
+			if planBuiltin(env, c, true) == nil {
+				return // bash's
+			}
+			res := mustCall(t, env, "run_command", map[string]any{"command": c})
+			cmd := exec.Command(bash, "-c", c)
+			cmd.Args[0] = "bash"
+			cmd.Dir = ref
+			out, _ := cmd.CombinedOutput()
+			code := cmd.ProcessState.ExitCode()
+			want := string(out)
+			if want == "" {
+				want = "(no output)\n"
+			}
+			if got := strings.TrimSuffix(res.Output, "exit code: "+itoa(code)); got == res.Output || !sameShellText(got, want) {
+				t.Errorf("output %q, bash gave %q (exit %d)", res.Output, want, code)
+			}
+			if got, want := relSnapshot(t, ws), relSnapshot(t, ref); !reflect.DeepEqual(got, want) {
+				t.Errorf("files:\n%v\nbash left:\n%v", got, want)
+			}
+		})
 	}
 }

@@ -117,7 +117,7 @@ func (p *builtinPlan) redirOK(env *Env, r *syntax.Redirect) bool {
 	default:
 		return false
 	}
-	if strings.HasPrefix(w, "-") {
+	if strings.HasPrefix(w, "-") || !plainTarget(w) {
 		return false
 	}
 	root, err := workspaceRoot(env.Workspace)
@@ -290,4 +290,25 @@ func errText(err error) string {
 		s = strings.ToUpper(s[:1]) + s[1:]
 	}
 	return s
+}
+
+// plainTarget reports whether the kernel resolves the redirect target w
+// as its lexical clean does: no trailing slash (a directory to bash, so
+// "f/" writes nothing) and no "." or ".." after a name (which the kernel
+// resolves only through an existing directory: "new/.", "file/../g" and
+// "missing/../g" fail in bash). A leading "./" is fine.
+func plainTarget(w string) bool {
+	if strings.HasSuffix(w, "/") {
+		return false
+	}
+	rest := w
+	for strings.HasPrefix(rest, "./") {
+		rest = strings.TrimLeft(rest[2:], "/")
+	}
+	for _, c := range strings.Split(rest, "/") {
+		if c == "." || c == ".." {
+			return false
+		}
+	}
+	return true
 }
