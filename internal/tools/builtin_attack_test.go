@@ -5,9 +5,9 @@ package tools
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
-	"path/filepath"
 	"syscall"
 	"testing"
 
