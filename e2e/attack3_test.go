@@ -159,3 +159,24 @@ func TestBuiltinEchoEscapesDoNotReachTerminal(t *testing.T) {
 		}
 	}
 }
+
+// With BASH_ENV naming a file that sets noclobber (set -C), bash refuses
+// "echo x > existing"; the agent must not overwrite the file in-process
+// where its bash would have refused (bash runs such commands).
+func TestBuiltinHonoursBashEnvNoclobber(t *testing.T) {
+	benv := filepath.Join(t.TempDir(), "bash_env")
+	if err := os.WriteFile(benv, []byte("set -C\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, script(
+		turn("", call("c1", "run_command", map[string]any{"command": "echo clobbered > README.md"})),
+		turn("done"),
+	))
+	r := e.runEnv([]string{"BASH_ENV=" + benv}, "run", "--approval", "full-auto", "--sandbox", "off", "clobber")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := readFile(t, filepath.Join(e.ws, "README.md")); got != "# demo\n" {
+		t.Fatalf("README.md = %q: overwritten although the person's bash (set -C) refuses it", got)
+	}
+}

@@ -119,3 +119,22 @@ func TestBuiltinTargetsResolvedAsBashDoes(t *testing.T) {
 		})
 	}
 }
+
+// bash -c reads the file $BASH_ENV names before the command (it may "set
+// -C", so "echo x > existing" fails there), and takes SHELLOPTS and
+// BASHOPTS from the environment (and complains): with any of them in the
+// commands' environment, bash runs the command.
+func TestBuiltinDeclinedWithBashStartupEnv(t *testing.T) {
+	for _, kv := range []string{"BASH_ENV=/tmp/benv", "SHELLOPTS=noclobber", "BASHOPTS=xpg_echo"} {
+		env, _ := newWorkspace(t)
+		env.CommandEnv = []string{"PATH=/usr/bin:/bin", kv}
+		if planBuiltin(env, "echo x > f.txt", true) != nil {
+			t.Errorf("with %s in the environment the command was taken in-process", kv)
+		}
+	}
+	env, _ := newWorkspace(t)
+	env.CommandEnv = []string{"PATH=/usr/bin:/bin", "BASH_ENV="}
+	if planBuiltin(env, "echo x > f.txt", true) == nil {
+		t.Error("an empty BASH_ENV (bash reads nothing) declined the command")
+	}
+}

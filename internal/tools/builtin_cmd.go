@@ -43,6 +43,9 @@ func planBuiltin(env *Env, command string, writes bool) *builtinPlan {
 		// (a carriage return is part of a word to bash; the parser drops it)
 		return nil
 	}
+	if bashStartupEnv(env.commandEnv()) {
+		return nil
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil || len(f.Stmts) == 0 {
 		return nil
@@ -311,4 +314,21 @@ func plainTarget(w string) bool {
 		}
 	}
 	return true
+}
+
+// bashStartupEnv reports whether the commands' environment changes what
+// bash -c does before the command: BASH_ENV names a file it runs first
+// (a "set -C" there makes "echo x > existing" fail), SHELLOPTS and
+// BASHOPTS set options (and draw a complaint). bash runs such commands.
+func bashStartupEnv(environ []string) bool {
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		switch name {
+		case "BASH_ENV", "SHELLOPTS", "BASHOPTS":
+			if value != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
