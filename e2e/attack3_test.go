@@ -180,3 +180,79 @@ func TestBuiltinHonoursBashEnvNoclobber(t *testing.T) {
 		t.Fatalf("README.md = %q: overwritten although the person's bash (set -C) refuses it", got)
 	}
 }
+
+// agent fork (--here: refused, the run is live; into a worktree) from a second process, to a
+// checkpoint whose objects exist only in a live process's object log: they
+// read it there, and the shadow repository stays whole (git fsck) while
+// that process is live and after it ends.
+func TestForkFromALiveProcessLog(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	e := newEnv(t, script(
+		turn("", call("w1", "write_file", map[string]any{"path": "a.txt", "content": "A1\n"})),
+		turn("", call("w2", "write_file", map[string]any{"path": "a.txt", "content": "A2\n"})),
+		turn("", call("c1", "run_command", map[string]any{"command": "until [ -e release ]; do sleep 0.05; done"})),
+		turn("A done"),
+	))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := exec.CommandContext(ctx, agentBin, "run", "--json", "--approval", "full-auto", "--sandbox", "off", "A")
+	a.Env = e.environ()
+	a.Dir = e.ws
+	out, err := a.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = a.Process.Kill(); _ = a.Wait() }()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	cp := ""
+	for sc.Scan() {
+		var ev map[string]any
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		if ev["type"] == "checkpoint" && ev["call_id"] == "w1" && ev["kind"] == "after" {
+			cp, _ = ev["checkpoint_id"].(string)
+		}
+		if ev["type"] == "command_started" {
+			break
+		}
+	}
+	if cp == "" {
+		t.Fatal("no after-checkpoint of w1 seen")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	r := e.run("fork", cp, "--here")
+	if r.code == 0 {
+		if got := readFile(t, filepath.Join(e.ws, "a.txt")); got != "A1\n" {
+			t.Errorf("after fork --here a.txt = %q, want A1", got)
+		}
+	} else if !strings.Contains(r.stderr, "stop it before forking it here") {
+		t.Errorf("fork --here refused without saying why:\n%s", r.stderr)
+	}
+	// into a worktree: the checkpoint's files come from A's live log
+	r = e.run("fork", cp)
+	if r.code != 0 {
+		t.Fatalf("fork into a worktree: exit %d\n%s", r.code, r.stderr)
+	}
+	fid := runID(t, r.stderr)
+	if got := readFile(t, filepath.Join(e.home, "worktrees", fid, "a.txt")); got != "A1\n" {
+		t.Errorf("the fork's worktree a.txt = %q, want A1", got)
+	}
+	e.fsckShadow(t, "forks done, A live")
+	if err := os.WriteFile(filepath.Join(e.ws, "release"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Wait(); err != nil {
+		t.Fatalf("A: %v", err)
+	}
+	e.fsckShadow(t, "both ended")
+}
