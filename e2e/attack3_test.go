@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -255,4 +256,61 @@ func TestForkFromALiveProcessLog(t *testing.T) {
 		t.Fatalf("A: %v", err)
 	}
 	e.fsckShadow(t, "both ended")
+}
+
+// However a run ends — completed, paused by its budget, interrupted by
+// SIGINT in a command — the process folds its object log on the way out:
+// no log is left, and git fsck passes on the shadow repository.
+func TestShadowRepositoryWholeAfterEveryEnd(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	noLogs := func(e *env, when string) {
+		t.Helper()
+		e.fsckShadow(t, when)
+		if logs, _ := filepath.Glob(filepath.Join(e.home, "checkpoints", "*.git", "agent", "objlog-*")); len(logs) > 0 {
+			t.Errorf("%s: object logs left: %v", when, logs)
+		}
+	}
+	// completed
+	e := newEnv(t, budgetScript(3, 100, 100, "c"))
+	if r := e.run("run", "--approval", "full-auto", "go"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	noLogs(e, "completed")
+	// budget pause
+	e = newEnv(t, budgetScript(3, 150000, 50000, "k"))
+	if r := e.run("run", "--model", "gpt-4.1", "--approval", "full-auto", "--budget-tokens", "400000", "go"); r.code == 0 {
+		t.Fatalf("run: exit 0, want a budget pause\n%s", r.stderr)
+	}
+	noLogs(e, "budget pause")
+	// SIGINT in a command
+	fifo := filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e = newEnv(t, script(
+		turn("", call("w1", "write_file", map[string]any{"path": "a.txt", "content": "a\n"})),
+		turn("", call("c1", "run_command", map[string]any{"command": "cat " + fifo})),
+		turn("interrupted"),
+	))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agentBin, "run", "--approval", "full-auto", "--sandbox", "off", "wait")
+	cmd.Env = e.environ()
+	cmd.Dir = e.ws
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // returns once the command reads it
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Wait()
+	f.Close()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit %d, want 130", code)
+	}
+	noLogs(e, "interrupted")
 }
