@@ -455,6 +455,13 @@ func (ls *logSet) refresh(ps *packSet, foldDead bool) error {
 	}
 	seen := map[string]bool{}
 	var firstErr error
+	// Dead logs are folded after every live one is indexed: a dead log's
+	// heads may reach objects only a live log holds (foldclosure.go).
+	type deadLog struct {
+		l     *objLog
+		known bool
+	}
+	var dead []deadLog
 	for _, e := range ents {
 		n := e.Name()
 		if !strings.HasPrefix(n, logPrefix) || !e.Type().IsRegular() {
@@ -472,12 +479,7 @@ func (ls *logSet) refresh(ps *packSet, foldDead bool) error {
 					if err := l.parse(); err != nil && firstErr == nil {
 						firstErr = err
 					}
-					if err := ls.fold(l, ps); err != nil && firstErr == nil {
-						firstErr = err
-					}
-					l.close()
-					delete(ls.others, p)
-					delete(ls.checking, l)
+					dead = append(dead, deadLog{l, true})
 					continue
 				}
 			}
@@ -486,24 +488,21 @@ func (ls *logSet) refresh(ps *packSet, foldDead bool) error {
 			}
 			continue
 		}
-		l, dead, err := openLog(p)
+		l, isDead, err := openLog(p)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
 				firstErr = err
 			}
 			continue
 		}
-		if !dead || !foldDead {
-			if dead {
+		if !isDead || !foldDead {
+			if isDead {
 				l.release() // read it, but let a folder take it
 			}
 			ls.others[p] = l
 			continue
 		}
-		if err := ls.fold(l, ps); err != nil && firstErr == nil {
-			firstErr = err
-		}
-		l.close()
+		dead = append(dead, deadLog{l, false})
 	}
 	for p, l := range ls.others {
 		if !seen[p] {
@@ -512,6 +511,18 @@ func (ls *logSet) refresh(ps *packSet, foldDead bool) error {
 			delete(ls.checking, l)
 		}
 	}
+	for _, d := range dead {
+		if err := ls.fold(d.l, ps); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%w\n(the object log %s of an agent process that ended holds snapshots not yet in the shadow repository "+
+				"and could not be folded into it; fix the cause above, or move it aside (mv %s %s) to go on without the "+
+				"snapshots only it holds)", err, d.l.path, d.l.path, filepath.Join(ls.dir, "broken-"+filepath.Base(d.l.path)))
+		}
+		if d.known {
+			delete(ls.others, d.l.path)
+			delete(ls.checking, d.l)
+		}
+		d.l.close()
+	}
 	return firstErr
 }
 
@@ -519,7 +530,13 @@ func (ls *logSet) refresh(ps *packSet, foldDead bool) error {
 // removes l's file (its directory is synced by the next syncDirs; a log
 // folded twice after a crash writes the same pack again, harmlessly).
 func (ls *logSet) fold(l *objLog, ps *packSet) error {
-	if len(l.order) > 0 {
+	// What l's heads reach in other, live logs is copied into its pack
+	// (foldclosure.go), so its refs never need a log to be whole.
+	foreign, err := ls.foreignClosure(l, ps)
+	if err != nil {
+		return fmt.Errorf("checkpoint: fold object log: %w", err)
+	}
+	if len(l.order) > 0 || len(foreign) > 0 {
 		out := newPendingPack()
 		flush := func() error {
 			if out.len() == 0 {
@@ -530,6 +547,15 @@ func (ls *logSet) fold(l *objLog, ps *packSet) error {
 			}
 			out = newPendingPack()
 			return nil
+		}
+		for _, fo := range foreign {
+			raw, err := fo.log.entry(fo.e)
+			if err != nil {
+				return fmt.Errorf("checkpoint: fold object log: %w", err)
+			}
+			off := len(out.buf)
+			out.buf = append(out.buf, raw...)
+			out.addRaw(fo.h, off)
 		}
 		for _, h := range l.order {
 			raw, err := l.entry(l.ents[h])

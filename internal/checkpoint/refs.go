@@ -110,15 +110,23 @@ func (s *Store) writeRefs(heads map[string]plumbing.Hash) error {
 	sort.Strings(runs)
 	for _, run := range runs {
 		h := heads[run]
+		// A head that is no snapshot of the run here (a log planted or
+		// damaged, its crc whole) never becomes a ref git cannot follow.
+		next, nerr := s.getHash(h)
+		var pathErr *fs.PathError
+		switch {
+		case nerr == nil && next.RunID != run, errors.Is(nerr, plumbing.ErrObjectNotFound):
+			continue
+		case nerr != nil && !errors.As(nerr, &pathErr):
+			continue // not a commit, or not one of ours: its bytes, not the disk
+		case nerr != nil:
+			return nerr
+		}
 		if r, err := s.st.Reference(headRefName(run)); err == nil && r.Type() == plumbing.HashReference {
 			if r.Hash() == h {
 				continue
 			}
 			cur, cerr := s.getHash(r.Hash())
-			next, nerr := s.getHash(h)
-			if nerr != nil {
-				return nerr
-			}
 			if cerr == nil && cur.RunID == run && cur.Seq >= next.Seq {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -38,7 +39,11 @@ const maxBuiltinCommand = 4096
 // writes says whether the command may write the workspace at all (not
 // under a read-only sandbox).
 func planBuiltin(env *Env, command string, writes bool) *builtinPlan {
-	if len(command) > maxBuiltinCommand || !builtinOpenSupported() || strings.ContainsAny(command, "\\`$*?[{~\x00") {
+	if len(command) > maxBuiltinCommand || !builtinOpenSupported() || strings.ContainsAny(command, "\\`$*?[{~\x00\r") {
+		// (a carriage return is part of a word to bash; the parser drops it)
+		return nil
+	}
+	if bashStartupEnv(env.commandEnv()) {
 		return nil
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
@@ -115,7 +120,7 @@ func (p *builtinPlan) redirOK(env *Env, r *syntax.Redirect) bool {
 	default:
 		return false
 	}
-	if strings.HasPrefix(w, "-") {
+	if strings.HasPrefix(w, "-") || !plainTarget(w) {
 		return false
 	}
 	root, err := workspaceRoot(env.Workspace)
@@ -137,8 +142,25 @@ func (p *builtinPlan) redirOK(env *Env, r *syntax.Redirect) bool {
 	if filepath.Clean(lex) != abs {
 		return false
 	}
+	// A FIFO, socket or device under the name: bash, in the sandbox,
+	// decides (it would block on or write to it).
+	if fi, err := os.Lstat(abs); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return false
+	}
+	// Whatever the sandbox keeps read-only inside the workspace (the hooks
+	// and config of a git directory a .git file points at, kept files, the
+	// state directory) is bash's too: the sandbox refuses it there.
+	if mw, ok := env.Sandbox.(writeChecker); ok && !mw.MayWrite(abs) {
+		return false
+	}
 	p.targets[w] = rel
 	return true
+}
+
+// writeChecker is the part of the sandbox that tells whether a confined
+// command could write a path (sandbox.Sandbox.MayWrite).
+type writeChecker interface {
+	MayWrite(abs string) bool
 }
 
 // literal is a word's value when it has no expansion: plain text, single
@@ -271,4 +293,42 @@ func errText(err error) string {
 		s = strings.ToUpper(s[:1]) + s[1:]
 	}
 	return s
+}
+
+// plainTarget reports whether the kernel resolves the redirect target w
+// as its lexical clean does: no trailing slash (a directory to bash, so
+// "f/" writes nothing) and no "." or ".." after a name (which the kernel
+// resolves only through an existing directory: "new/.", "file/../g" and
+// "missing/../g" fail in bash). A leading "./" is fine.
+func plainTarget(w string) bool {
+	if strings.HasSuffix(w, "/") {
+		return false
+	}
+	rest := w
+	for strings.HasPrefix(rest, "./") {
+		rest = strings.TrimLeft(rest[2:], "/")
+	}
+	for _, c := range strings.Split(rest, "/") {
+		if c == "." || c == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// bashStartupEnv reports whether the commands' environment changes what
+// bash -c does before the command: BASH_ENV names a file it runs first
+// (a "set -C" there makes "echo x > existing" fail), SHELLOPTS and
+// BASHOPTS set options (and draw a complaint). bash runs such commands.
+func bashStartupEnv(environ []string) bool {
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		switch name {
+		case "BASH_ENV", "SHELLOPTS", "BASHOPTS":
+			if value != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
