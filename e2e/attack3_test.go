@@ -238,6 +238,8 @@ func TestForkFromALiveProcessLog(t *testing.T) {
 		}
 	} else if !strings.Contains(r.stderr, "stop it before forking it here") {
 		t.Errorf("fork --here refused without saying why:\n%s", r.stderr)
+	} else if strings.Contains(r.stderr, "run: ") {
+		t.Errorf("a refused fork --here still named (and journaled) a fork run:\n%s", r.stderr)
 	}
 	// into a worktree: the checkpoint's files come from A's live log
 	r = e.run("fork", cp)

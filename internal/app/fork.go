@@ -168,6 +168,18 @@ func (s *Service) StartFork(ctx context.Context, f *Fork, named func(runID strin
 	if set.Workspace != f.Workspace {
 		return nil, fmt.Errorf("app: fork %s runs in %s, the session is in %s", f.RunID, f.Workspace, set.Workspace)
 	}
+	if f.Here {
+		// Refused before anything of the fork is made or named when the
+		// parent is being driven (forkHere checks again under the lock).
+		l, err := TryLockRun(s.set.Home, f.ParentRun)
+		if errors.Is(err, ErrRunInUse) {
+			return nil, usage("run %s is being driven in this workspace: stop it before forking it here, or fork into a worktree (without --here)", f.ParentRun)
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.Unlock()
+	}
 	if strings.TrimSpace(f.message) != "" {
 		// a person's prompt like agent run's: a hook blocks it before
 		// anything of the fork is made or listed
