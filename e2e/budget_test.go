@@ -281,7 +281,9 @@ func TestTUIBudgetInTmux(t *testing.T) {
 	tm.keys("Enter")
 	// 3 requests of 120k tokens fit a 300k budget (each checked with its
 	// input and the answer reserve); the 4th would cross it
-	s := tm.wait(`budget reached: 300k tokens`, 30*time.Second)
+	// the status bar says "budget reached" a frame before the transcript's
+	// pause line: wait for the line
+	s := tm.wait(`paused: token budget reached`, 30*time.Second)
 	// gpt-4.1: 3 x (100k at $2/M + 20k at $8/M) = $1.08
 	for _, want := range []string{"80% of the run's 300k tokens budget is spent", "paused: token budget reached: 360000 tokens spent of 300000", "$1.08"} {
 		if !strings.Contains(s, want) {
