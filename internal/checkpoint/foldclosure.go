@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // A store reuses an object it finds in another live process's object log
@@ -118,19 +119,14 @@ func objectLinks(obj plumbing.EncodedObject) ([]plumbing.Hash, error) {
 			}
 		}
 	case plumbing.TreeObject:
-		for len(data) > 0 {
-			sp := bytes.IndexByte(data, ' ')
-			nul := bytes.IndexByte(data, 0)
-			if sp < 0 || nul < sp || nul+21 > len(data) {
-				return nil, fmt.Errorf("malformed tree")
+		es, err := decodeTree(data)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			if e.mode != filemode.Submodule { // a gitlink names no object here
+				out = append(out, e.hash)
 			}
-			mode := string(data[:sp])
-			var h plumbing.Hash
-			copy(h[:], data[nul+1:nul+21])
-			if mode != "160000" {
-				out = append(out, h)
-			}
-			data = data[nul+21:]
 		}
 	}
 	return out, nil

@@ -147,21 +147,9 @@ func (l *objLog) object(e logEntry) (plumbing.EncodedObject, error) {
 
 // decodeEntry decodes a whole (non-delta) pack entry.
 func decodeEntry(raw []byte) (plumbing.EncodedObject, error) {
-	if len(raw) == 0 {
-		return nil, errors.New("empty pack entry")
-	}
-	c := raw[0]
-	t := plumbing.ObjectType((c >> 4) & 7)
-	size := int64(c & 0x0f)
-	shift, i := 4, 1
-	for c&0x80 != 0 {
-		if i >= len(raw) || shift > 56 {
-			return nil, errors.New("bad pack entry header")
-		}
-		c = raw[i]
-		size |= int64(c&0x7f) << shift
-		shift += 7
-		i++
+	t, size, i, ok := parseEntryHeader(raw)
+	if !ok {
+		return nil, errors.New("bad pack entry header")
 	}
 	if !t.Valid() || t == plumbing.OFSDeltaObject || t == plumbing.REFDeltaObject || size > 1<<31 {
 		return nil, fmt.Errorf("pack entry of type %d, size %d", t, size)
@@ -365,8 +353,9 @@ func appendRecord(buf []byte, kind byte, id plumbing.Hash, rest []byte) []byte {
 	return buf
 }
 
-// head is the newest head of run the logs hold, if any: this process's
-// log first (it holds the run's lock when it writes it), then the others'.
+// head lists the heads of run the logs hold: this process's alone when it
+// has one (it holds the run's lock when it writes it), else every other
+// log's (the caller keeps the one of highest Seq).
 func (ls *logSet) head(run string) []plumbing.Hash {
 	var out []plumbing.Hash
 	if ls.own != nil {

@@ -403,21 +403,34 @@ func (pf *packFile) readEntryHeader(off int64) (t plumbing.ObjectType, size int6
 	if n == 0 && err != nil {
 		return 0, 0, 0, err
 	}
+	t, size, hlen, ok := parseEntryHeader(b[:n])
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("pack %s: bad entry header at %d", pf.sum, off)
+	}
+	return t, size, hlen, nil
+}
+
+// parseEntryHeader parses the type and size header that starts a pack
+// entry in b (git's format: 3 type bits, then the size 4 bits and 7 bits a
+// byte, low first); hlen is its length.
+func parseEntryHeader(b []byte) (t plumbing.ObjectType, size int64, hlen int, ok bool) {
+	if len(b) == 0 {
+		return 0, 0, 0, false
+	}
 	c := b[0]
 	t = plumbing.ObjectType((c >> 4) & 7)
 	size = int64(c & 0x0f)
-	shift := 4
-	i := 1
+	shift, i := 4, 1
 	for c&0x80 != 0 {
-		if i >= n || shift > 56 {
-			return 0, 0, 0, fmt.Errorf("pack %s: bad entry header at %d", pf.sum, off)
+		if i >= len(b) || shift > 56 {
+			return 0, 0, 0, false
 		}
 		c = b[i]
 		size |= int64(c&0x7f) << shift
 		shift += 7
 		i++
 	}
-	return t, size, i, nil
+	return t, size, i, true
 }
 
 // object reads the object at off. Entries this package writes are whole
