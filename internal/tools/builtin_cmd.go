@@ -253,7 +253,8 @@ func (b *builtinRun) stmtBody(st *syntax.Stmt) int {
 		}
 		f, err := b.open(b.plan.targets[w], r.Op == syntax.AppOut)
 		if err != nil {
-			fmt.Fprintf(b.out, "bash: line 1: %s: %s\n", w, errText(err))
+			// to the stderr of the moment, as bash reports it
+			fmt.Fprintf(fds[2], "bash: line %d: %s: %s\n", r.Pos().Line(), w, errText(err))
 			return 1
 		}
 		opened = append(opened, f)

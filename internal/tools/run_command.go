@@ -142,13 +142,7 @@ func (t RunCommand) Run(ctx context.Context, env *Env, raw json.RawMessage) (Res
 	}
 	waitErr := p.Err()
 
-	text := out.render(MaxOutput - 200)
-	if text == "" {
-		text = "(no output)"
-	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
+	text := out.text()
 	res := Result{Sandbox: info}
 	if code, ok := p.ExitCode(); ok {
 		res.ExitCode = &code
@@ -323,6 +317,19 @@ func (b *keepBuffer) Write(p []byte) (int, error) {
 }
 
 // render returns the output truncated to max characters.
+// text is the output as a result shows it: cut to fit, "(no output)"
+// when empty, ending in a newline.
+func (b *keepBuffer) text() string {
+	text := b.render(MaxOutput - 200)
+	if text == "" {
+		text = "(no output)"
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text
+}
+
 func (b *keepBuffer) render(max int) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -342,12 +349,5 @@ func runBuiltin(env *Env, plan *builtinPlan, root string, info *event.SandboxInf
 		return openBeneath(root, rel, appendTo)
 	}}
 	code := br.run()
-	text := out.render(MaxOutput - 200)
-	if text == "" {
-		text = "(no output)"
-	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	return Result{Sandbox: info, ExitCode: &code, Output: text + fmt.Sprintf("exit code: %d", code)}, nil
+	return Result{Sandbox: info, ExitCode: &code, Output: out.text() + fmt.Sprintf("exit code: %d", code)}, nil
 }
