@@ -81,6 +81,30 @@ func TestBuiltinCommandNeverRunsTwiceAfterSIGKILL(t *testing.T) {
 	}
 }
 
+// startLiveA starts agent run "A" (--json, outside the sandbox) in e's
+// workspace and returns it with a scanner of its events; the test's end
+// kills it if it is still running.
+func startLiveA(t *testing.T, e *env) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	a := exec.CommandContext(ctx, agentBin, "run", "--json", "--approval", "full-auto", "--sandbox", "off", "A")
+	a.Env = e.environ()
+	a.Dir = e.ws
+	out, err := a.StdoutPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if err := a.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Process.Kill(); _ = a.Wait(); cancel() })
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return a, sc
+}
+
 // Two agent processes in one workspace: A takes its checkpoints and then
 // waits in a command, its objects only in its live object log; B runs in
 // the same workspace meanwhile (its snapshots reuse A's trees and blobs)
@@ -95,21 +119,7 @@ func TestShadowRepositoryWholeWhileAnotherProcessIsLive(t *testing.T) {
 		turn("", call("c1", "run_command", map[string]any{"command": "until [ -e release ]; do sleep 0.05; done"})),
 		turn("A done"),
 	))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	a := exec.CommandContext(ctx, agentBin, "run", "--json", "--approval", "full-auto", "--sandbox", "off", "A")
-	a.Env = e.environ()
-	a.Dir = e.ws
-	out, err := a.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = a.Process.Kill(); _ = a.Wait() }()
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	a, sc := startLiveA(t, e)
 	started := false
 	for !started && sc.Scan() {
 		var ev traceEvent
@@ -196,21 +206,7 @@ func TestForkFromALiveProcessLog(t *testing.T) {
 		turn("", call("c1", "run_command", map[string]any{"command": "until [ -e release ]; do sleep 0.05; done"})),
 		turn("A done"),
 	))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	a := exec.CommandContext(ctx, agentBin, "run", "--json", "--approval", "full-auto", "--sandbox", "off", "A")
-	a.Env = e.environ()
-	a.Dir = e.ws
-	out, err := a.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = a.Process.Kill(); _ = a.Wait() }()
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	a, sc := startLiveA(t, e)
 	cp := ""
 	for sc.Scan() {
 		var ev map[string]any
