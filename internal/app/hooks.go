@@ -154,29 +154,6 @@ func hookFiles(hs []hooks.Hook, ws string, missing bool) []string {
 	return out
 }
 
-// stateDirIn is tools.Env.StateDir: the state directory home relative to
-// the workspace ws (both symlink-resolved), or "" when it is not inside.
-func stateDirIn(home, ws string) string {
-	if home == "" {
-		return ""
-	}
-	if r, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = r
-	}
-	h, err := filepath.Abs(home)
-	if err != nil {
-		return ""
-	}
-	if r, err := filepath.EvalSymlinks(h); err == nil {
-		h = r
-	}
-	rel, err := filepath.Rel(ws, h)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	return filepath.ToSlash(rel)
-}
-
 // keptFiles is tools.Env.Kept: the hooks' files that lie in the workspace
 // ws (symlink-resolved), by their path relative to it, whether or not they
 // exist yet.

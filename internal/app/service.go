@@ -184,7 +184,6 @@ func Open(ctx context.Context, opt Options) (*Service, error) {
 		s.runner.CallIDs = s.subs.topID
 	}
 	env.Kept = keptFiles(set.Hooks, env.Workspace)
-	env.StateDir = stateDirIn(set.Home, env.Workspace)
 	env.Hidden = func(rel string) bool {
 		for _, p := range s.activePolicies() {
 			if _, denied := p.PathDenied("read_file", rel); denied {

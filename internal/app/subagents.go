@@ -497,7 +497,7 @@ func (sa *subagents) childRunner(ts event.TaskStartedData, ws, parentRun string)
 	cr.Subagents = nil
 	base := s.runner.ToolEnv
 	env := &tools.Env{Workspace: ws, DefaultTimeoutSec: base.DefaultTimeoutSec, Sandbox: base.Sandbox, CommandEnv: base.CommandEnv,
-		Escalation: base.Escalation, Hidden: base.Hidden, StateDir: stateDirIn(s.set.Home, ws)}
+		Escalation: base.Escalation, Hidden: base.Hidden}
 	var reg *tools.Registry
 	if ts.Kind == event.TaskWorker {
 		reg = tools.Default()

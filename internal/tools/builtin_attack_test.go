@@ -42,8 +42,7 @@ func TestBuiltinDeclinesSpecialFileTarget(t *testing.T) {
 // What the sandbox keeps read-only inside the workspace is not written
 // in-process either: the hooks and config of a git directory a .git file
 // points at inside the workspace (a worktree whose gitdir is not named
-// .git), and the agent's state directory when it lies in the workspace
-// but Env.StateDir was not given.
+// .git), and the agent's state directory when it lies in the workspace.
 func TestBuiltinDeclinesSandboxProtectedPaths(t *testing.T) {
 	env, ws := newWorkspace(t)
 	writeTree(t, ws, map[string]string{

@@ -131,9 +131,6 @@ func (p *builtinPlan) redirOK(env *Env, r *syntax.Redirect) bool {
 	if err != nil || rel == "." || env.hidden(rel) || (env.Kept != nil && env.Kept(rel)) {
 		return false
 	}
-	if d := env.StateDir; d != "" && d != "." && (rel == d || strings.HasPrefix(rel, d+"/")) {
-		return false
-	}
 	// No symlink on the way: the path as written is the path resolved.
 	lex := w
 	if !filepath.IsAbs(lex) {

@@ -109,13 +109,12 @@ func TestBuiltinCommandsDeclined(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Kept = func(rel string) bool { return rel == "hooks/pre.sh" }
-	env.StateDir = ".agent-home"
 	for _, c := range []string{
 		"echo $HOME", "echo ${X}", "echo `id`", "echo $(id)", "echo *", "echo f?.txt", "echo {a,b}", "echo ~",
 		"echo a\\ b", "echo -n x", "echo -e 'a\\tb'", "printf x", "cat real.txt", "ls", "echo x | cat", "echo x &",
 		"X=1 echo x", "echo x > /dev/null", "echo x > ../up.txt", "echo x > " + filepath.Join(outside, "abs.txt"),
 		"echo x > out-link", "echo x > in-link", "echo x > .git/hooks/pre-commit", "echo x > .GIT/config",
-		"echo x > hooks/pre.sh", "echo x > .agent-home/agent.db", "echo x < real.txt", "cat <<EOF\nx\nEOF",
+		"echo x > hooks/pre.sh", "echo x < real.txt", "cat <<EOF\nx\nEOF",
 		"echo x &> both.txt", "echo x 3> three.txt", "f() { echo x; }; f", "(echo x)", "{ echo x; } > g.txt",
 		"exit 0", "cd sub", "echo x >| clobber.txt", "echo x > ''", "echo x > .",
 	} {

@@ -55,10 +55,6 @@ type Env struct {
 	// returns them) the file tools must not write: the scripts the
 	// person's hooks run outside the sandbox.
 	Kept func(rel string) bool
-	// StateDir is the agent's state directory relative to the workspace
-	// (slash-separated) when it lies inside it, else "": the sandbox hides
-	// it from commands, and a command run in-process never writes it.
-	StateDir string
 	// Marker, per call, marks a command's processes (proc.MarkerEnv).
 	Marker string
 	// Started, per call, is called once run_command's process exists and
@@ -95,7 +91,7 @@ func (e *Env) ForCall(marker string, started func(proc.Identity) error) *Env {
 	if e.shared != nil {
 		owner = e.shared
 	}
-	return &Env{Workspace: e.Workspace, DefaultTimeoutSec: e.DefaultTimeoutSec, Plan: e.Plan, Hidden: e.Hidden, Kept: e.Kept, StateDir: e.StateDir,
+	return &Env{Workspace: e.Workspace, DefaultTimeoutSec: e.DefaultTimeoutSec, Plan: e.Plan, Hidden: e.Hidden, Kept: e.Kept,
 		Marker: marker, Started: started, Sandbox: e.Sandbox, CommandEnv: e.CommandEnv, Escalation: e.Escalation, shared: owner}
 }
 
